@@ -1,0 +1,27 @@
+#include "arith/arith.h"
+#include "common/pyargs.h"
+
+namespace repdl {
+namespace {
+
+// fma(a, b, c, y, n) on dense float32 arrays.
+PyObject* py_fma(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 5, &v)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  arith::fma(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
+             as_ptr<float>(v[3]), v[4]);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+const PyMethodDef kMethods[] = {
+    {"fma", py_fma, METH_VARARGS, "Elementwise single-rounding fma over dense float32 arrays."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+
+MethodTable arith_methods() { return kMethods; }
+
+}  // namespace repdl

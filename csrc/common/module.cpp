@@ -1,0 +1,69 @@
+// repdl._C: one extension module assembled from each kernel family's table.
+#include "common/pyargs.h"
+#include "common/isa.h"
+
+#include <omp.h>
+#include <string_view>
+#include <vector>
+
+namespace repdl {
+MethodTable arith_methods();
+MethodTable gemm_methods();
+MethodTable reduce_methods();
+}  // namespace repdl
+
+namespace {
+
+PyObject* py_isa(PyObject*, PyObject*) { return PyUnicode_FromString(repdl::isa_name(repdl::active_isa())); }
+
+PyObject* py_set_isa(PyObject*, PyObject* arg) {
+  const char* name = PyUnicode_AsUTF8(arg);
+  if (name == nullptr) return nullptr;
+  if (!repdl::set_isa(name)) {
+    PyErr_Format(PyExc_ValueError,
+                 "instruction set '%s' is unknown or not supported by this CPU "
+                 "(known: auto, generic, avx2)", name);
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* py_isa_supported(PyObject*, PyObject* arg) {
+  const char* name = PyUnicode_AsUTF8(arg);
+  if (name == nullptr) return nullptr;
+  bool ok = false;
+  if (std::string_view(name) == "generic") ok = repdl::isa_supported(repdl::Isa::generic);
+  else if (std::string_view(name) == "avx2") ok = repdl::isa_supported(repdl::Isa::avx2);
+  return PyBool_FromLong(ok);
+}
+
+PyObject* py_max_threads(PyObject*, PyObject*) { return PyLong_FromLong(omp_get_max_threads()); }
+
+const PyMethodDef kCommonMethods[] = {
+    {"isa", py_isa, METH_NOARGS, "Instruction set the kernels use now."},
+    {"set_isa", py_set_isa, METH_O, "Select the instruction set by name (auto, generic, avx2)."},
+    {"isa_supported", py_isa_supported, METH_O, "Whether this CPU can run the named instruction set."},
+    {"max_threads", py_max_threads, METH_NOARGS, "Threads an OpenMP region would use now."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+std::vector<PyMethodDef> g_methods;
+
+PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "repdl._C", "RepDL C++ kernels", -1, nullptr,
+                        nullptr, nullptr, nullptr, nullptr};
+
+void append(repdl::MethodTable table) {
+  for (const PyMethodDef* m = table; m->ml_name != nullptr; ++m) g_methods.push_back(*m);
+}
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__C() {
+  append(kCommonMethods);
+  append(repdl::arith_methods());
+  append(repdl::gemm_methods());
+  append(repdl::reduce_methods());
+  g_methods.push_back({nullptr, nullptr, 0, nullptr});
+  g_module.m_methods = g_methods.data();
+  return PyModule_Create(&g_module);
+}

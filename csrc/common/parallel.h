@@ -1,0 +1,81 @@
+// Threads in RepDL split *output elements* and nothing else: the chain of
+// operations that produces one element always runs start to finish on one
+// thread, so the thread count can change speed but never bits.
+//
+// OpenMP is used through libgomp, which `import repdl` shares with torch, so
+// torch.set_num_threads / OMP_NUM_THREADS govern these kernels as well.
+#pragma once
+
+#include <omp.h>
+#include <cstdint>
+#include <algorithm>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+namespace repdl {
+
+// Forces IEEE-754 default floating-point behaviour on the calling thread for
+// its lifetime: round-to-nearest-even, no flush-to-zero, no
+// denormals-are-zero.  torch.set_flush_denormal(True) or a foreign library
+// may have changed MXCSR; the contract promises subnormals, so every kernel
+// entry (and every worker thread inside a parallel region) holds one.
+class IeeeFpGuard {
+ public:
+  IeeeFpGuard() {
+#if defined(__x86_64__) || defined(__i386__)
+    saved_ = _mm_getcsr();
+    // Bits 15 (FTZ), 13-14 (rounding), 6 (DAZ) cleared; exception masks kept.
+    _mm_setcsr(saved_ & ~0xE040u);
+#endif
+  }
+  ~IeeeFpGuard() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(saved_);
+#endif
+  }
+  IeeeFpGuard(const IeeeFpGuard&) = delete;
+  IeeeFpGuard& operator=(const IeeeFpGuard&) = delete;
+
+ private:
+  unsigned saved_ = 0;
+};
+
+// Number of threads for a job of `work` units (roughly flops or bytes): one
+// thread below `grain`, so tiny ops skip the fork/join cost.
+inline int threads_for(int64_t work, int64_t grain) {
+  const int max_threads = omp_get_max_threads();
+  if (work < grain || max_threads <= 1) return 1;
+  return static_cast<int>(std::min<int64_t>(max_threads, std::max<int64_t>(1, work / grain)));
+}
+
+// [begin, end) of part `part` when `n` items are cut into `parts` nearly
+// equal contiguous ranges.
+inline void split_range(int64_t n, int parts, int part, int64_t* begin, int64_t* end) {
+  const int64_t base = n / parts, extra = n % parts;
+  *begin = part * base + std::min<int64_t>(part, extra);
+  *end = *begin + base + (part < extra ? 1 : 0);
+}
+
+// Runs body(begin, end) over contiguous ranges of [0, n) on up to `threads`
+// threads; each thread holds an IeeeFpGuard while it works.
+template <class Body>
+void parallel_ranges(int64_t n, int threads, const Body& body) {
+  if (n <= 0) return;
+  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+  if (threads == 1) {
+    IeeeFpGuard guard;
+    body(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    IeeeFpGuard guard;
+    int64_t b, e;
+    split_range(n, omp_get_num_threads(), omp_get_thread_num(), &b, &e);
+    if (b < e) body(b, e);
+  }
+}
+
+}  // namespace repdl

@@ -1,0 +1,40 @@
+// Argument plumbing between Python and the kernels.  Tensors cross the
+// boundary as (data pointer, sizes, strides) integers, never as PyTorch
+// objects, so the extension needs no PyTorch headers.  Python (the
+// repdl.backends.cpu package) has already checked dtypes, shapes and devices.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace repdl {
+
+// Reads every item of the argument tuple as a signed 64-bit integer.
+// Returns false with a Python exception set if the count or a type is wrong.
+inline bool parse_int_args(PyObject* args, Py_ssize_t expected, std::vector<int64_t>* out) {
+  if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != expected) {
+    PyErr_Format(PyExc_TypeError, "expected %zd integer arguments", expected);
+    return false;
+  }
+  out->resize(static_cast<size_t>(expected));
+  for (Py_ssize_t i = 0; i < expected; ++i) {
+    long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(args, i));
+    if (v == -1 && PyErr_Occurred()) return false;
+    (*out)[static_cast<size_t>(i)] = v;
+  }
+  return true;
+}
+
+template <class T>
+inline T* as_ptr(int64_t address) {
+  return reinterpret_cast<T*>(static_cast<uintptr_t>(address));
+}
+
+// A sentinel-terminated method table, one per kernel family; module.cpp
+// concatenates them into repdl._C.
+using MethodTable = const PyMethodDef*;
+
+}  // namespace repdl

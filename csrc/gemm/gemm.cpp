@@ -1,0 +1,165 @@
+// The loops around the micro-kernel, threads, and batching.  Nothing here
+// depends on the instruction set: the Config row supplies tile sizes and the
+// micro-kernel.
+#include "gemm/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/parallel.h"
+#include "common/scratch.h"
+#include "gemm/pack.h"
+
+namespace repdl {
+namespace gemm {
+namespace {
+
+constexpr int kMaxTile = 8 * 32;  // floats; bounds mr*nr of every Config row
+
+// The threads working on one GEMM; a team of one skips all barriers, so the
+// same driver serves a thread that owns whole matrices of a batch.
+struct Team {
+  int size, rank;
+  void barrier() const {
+    if (size > 1) {
+#pragma omp barrier
+    }
+  }
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Packed A block (mc x kc) times packed B micro-panels [q0, q1), updating the
+// C block whose top-left element is `c`.  Edge tiles run the same kernel on a
+// staging tile that first receives the current C values, so partial tiles
+// continue their chains exactly as full ones do.
+void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const float* apack,
+                  const float* bpack, int64_t q0, int64_t q1, float* c, int64_t ldc, bool first,
+                  bool last) {
+  const int mr = cfg.mr, nr = cfg.nr;
+  alignas(64) float tile[kMaxTile];
+  for (int64_t q = q0; q < q1; ++q) {
+    const int64_t j0 = q * nr;
+    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - j0));
+    const float* bp = bpack + q * kc * nr;
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(mr, mc - i0));
+      const float* ap = apack + (i0 / mr) * kc * mr;
+      float* cp = c + i0 * ldc + j0;
+      if (rows == mr && cols == nr) {
+        cfg.kernel(kc, ap, bp, cp, ldc, first, last);
+        continue;
+      }
+      if (!first)
+        for (int i = 0; i < rows; ++i) std::memcpy(tile + i * nr, cp + i * ldc, cols * sizeof(float));
+      cfg.kernel(kc, ap, bp, tile, nr, first, last);
+      for (int i = 0; i < rows; ++i) std::memcpy(cp + i * ldc, tile + i * nr, cols * sizeof(float));
+    }
+  }
+}
+
+// One GEMM by `team`.  B panels are packed cooperatively into `bpack`
+// (shared).  Threads then split rows of C in whole micro-panels; when C has
+// too few rows for that, each thread packs all of A and takes a share of the
+// B micro-panels instead.
+void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpack) {
+  const int mr = cfg.mr, nr = cfg.nr;
+  const bool split_rows = team.size == 1 || p.m >= int64_t{team.size} * mr * 4;
+  int64_t m0 = 0, m1 = p.m;
+  if (split_rows && team.size > 1) {
+    int64_t b, e;
+    split_range(ceil_div(p.m, mr), team.size, team.rank, &b, &e);
+    m0 = b * mr;
+    m1 = std::min(p.m, e * mr);
+  }
+  float* apack = thread_scratch(static_cast<size_t>(cfg.mc * cfg.kc + cfg.pack_slack), 0);
+  for (int64_t jc = 0; jc < p.n; jc += cfg.nc) {
+    const int64_t nc = std::min(cfg.nc, p.n - jc);
+    const int64_t panels = ceil_div(nc, nr);
+    for (int64_t pc = 0; pc < p.k; pc += cfg.kc) {
+      const int64_t kc = std::min(cfg.kc, p.k - pc);
+      const bool first = pc == 0, last = pc + kc == p.k;
+      int64_t q0, q1;
+      split_range(panels, team.size, team.rank, &q0, &q1);
+      cfg.pack_b({p.b.p + pc * p.b.rs + jc * p.b.cs, p.b.rs, p.b.cs}, kc, nc, nr, q0, q1, bpack);
+      team.barrier();
+      if (split_rows) {
+        q0 = 0;
+        q1 = panels;
+      }
+      for (int64_t ic = m0; ic < m1; ic += cfg.mc) {
+        const int64_t mc = std::min(cfg.mc, m1 - ic);
+        cfg.pack_a({p.a.p + ic * p.a.rs + pc * p.a.cs, p.a.rs, p.a.cs}, mc, kc, mr, apack);
+        macro_kernel(cfg, mc, nc, kc, apack, bpack, q0, q1, p.c + ic * p.ldc + jc, p.ldc, first, last);
+      }
+      team.barrier();  // bpack is overwritten next
+    }
+  }
+}
+
+// Element offsets of A and B for batch entry t (row-major multi-index).
+void batch_offsets(const Batch& batch, int64_t t, int64_t* oa, int64_t* ob) {
+  *oa = *ob = 0;
+  for (int d = batch.ndim - 1; d >= 0; --d) {
+    const int64_t i = t % batch.sizes[d];
+    t /= batch.sizes[d];
+    *oa += i * batch.a_strides[d];
+    *ob += i * batch.b_strides[d];
+  }
+}
+
+Problem entry(const Problem& p, const Batch& batch, int64_t t) {
+  int64_t oa, ob;
+  batch_offsets(batch, t, &oa, &ob);
+  Problem q = p;
+  q.a.p += oa;
+  q.b.p += ob;
+  q.c += t * p.m * p.ldc;
+  return q;
+}
+
+// Below this many flops a whole GEMM stays on one thread.
+constexpr int64_t kFlopsPerThread = int64_t{1} << 21;
+// A batch entry below this many flops is given whole to one thread when the
+// batch has enough entries to keep every thread busy.
+constexpr int64_t kSmallGemmFlops = int64_t{1} << 25;
+
+}  // namespace
+
+void run(const Problem& p, const Batch& batch) {
+  int64_t nb = 1;
+  for (int d = 0; d < batch.ndim; ++d) nb *= batch.sizes[d];
+  if (nb == 0 || p.m == 0 || p.n == 0) return;
+  if (p.k == 0) {  // empty chains: every element is +0.0
+    for (int64_t t = 0; t < nb; ++t)
+      for (int64_t i = 0; i < p.m; ++i) std::fill_n(p.c + t * p.m * p.ldc + i * p.ldc, p.n, 0.0f);
+    return;
+  }
+  const Config& cfg = config(active_isa());
+  const int64_t flops = 2 * p.m * p.n * p.k;
+  const int threads = threads_for(flops * nb, kFlopsPerThread);
+  const size_t bpack_floats = static_cast<size_t>(cfg.kc * ceil_div(std::min(cfg.nc, p.n), cfg.nr) * cfg.nr);
+
+  if (threads > 1 && nb >= threads && flops < kSmallGemmFlops) {
+    parallel_ranges(nb, threads, [&](int64_t t0, int64_t t1) {
+      float* bpack = thread_scratch(bpack_floats, 1);
+      for (int64_t t = t0; t < t1; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);
+    });
+    return;
+  }
+  float* bpack = thread_scratch(bpack_floats, 1);
+  if (threads == 1) {
+    IeeeFpGuard guard;
+    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    IeeeFpGuard guard;
+    const Team team{omp_get_num_threads(), omp_get_thread_num()};
+    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), team, bpack);
+  }
+}
+
+}  // namespace gemm
+}  // namespace repdl

@@ -1,0 +1,81 @@
+// BLIS-style GEMM that keeps RepDL's sequential k chain.
+//
+// Contract (docs/CONTRACT.md, "mm"): every element of C = A B is
+//     acc = +0.0;  for k = 0..K-1:  acc = fma32(A[i,k], B[k,j], acc)
+// The loops below (jc -> pc -> ic -> jr -> ir, as in BLIS) only decide which
+// elements are computed when and where their operands are staged.  Because
+// the pc loop runs K blocks in ascending order and the micro-kernel loads the
+// C tile and continues each chain, blocking, packing, threads and the
+// instruction set never change a bit.
+#pragma once
+
+#include <cstdint>
+
+#include "common/isa.h"
+
+namespace repdl {
+namespace gemm {
+
+// C tile (mr x nr, row stride ldc, unit column stride) continues its chains
+// over kc packed steps: c[i][j] = fma(a[k*mr + i], b[k*nr + j], c[i][j]),
+// k ascending.  zero_init: chains start at +0.0 instead of loading C.
+// finish: this is the last K block, so NaN results become the canonical NaN.
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             bool zero_init, bool finish);
+
+struct Operand;
+
+// Packing kernels (see pack.h for the layouts they produce).
+using PackA = void (*)(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
+using PackB = void (*)(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1,
+                       float* dst);
+
+// One row of the registration table: the only ISA-specific part of GEMM.
+struct Config {
+  const char* name;  // bli-like: <dtype><op>_<isa>_<MR>x<NR>
+  int mr, nr;        // register tile
+  int64_t kc;        // K block: a packed B micro-panel (kc x nr) stays in L1
+  int64_t mc;        // M block: a packed A block (mc x kc) stays in L2
+  int64_t nc;        // N block: a packed B panel (kc x nc) stays in L3
+  MicroKernel kernel;
+  PackA pack_a;
+  PackB pack_b;
+  int64_t pack_slack;  // floats a packer may write past the end of its block
+};
+
+const Config& config(Isa isa);
+
+// A strided float32 matrix operand.
+struct Operand {
+  const float* p;
+  int64_t rs, cs;  // element strides of rows and columns (any sign, 0 allowed)
+};
+
+// One GEMM: C (m x n, row-major, row stride ldc) = A (m x k) B (k x n).
+struct Problem {
+  int64_t m, n, k;
+  Operand a, b;
+  float* c;
+  int64_t ldc;
+};
+
+// Batched GEMM: C[t] = A[t] B[t] for t over a row-major multi-index; A and B
+// move by their own strides per batch dim (0 where broadcast), C is dense.
+struct Batch {
+  int ndim;
+  const int64_t* sizes;
+  const int64_t* a_strides;
+  const int64_t* b_strides;
+};
+
+void run(const Problem& p, const Batch& batch);
+
+// Micro-kernels (one file each) and ISA-specific packers.
+void sgemm_generic_ref_4x8(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void sgemm_avx2_fma_6x16(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void pack_a_avx2_6(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
+void pack_b_avx2_16(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1,
+                    float* dst);
+
+}  // namespace gemm
+}  // namespace repdl

@@ -1,0 +1,12 @@
+"""RepDL: bit-for-bit reproducible float32 training and inference for PyTorch.
+
+The same bits on every run, thread count, CPU instruction set, machine,
+PyTorch version and device.  See docs/CONTRACT.md for what each op computes.
+"""
+import torch  # noqa: F401  (first: see _native)
+
+from . import _native, backends, ops, testing  # noqa: F401
+from ._native import isa, set_isa  # noqa: F401
+from .ops import *  # noqa: F401,F403
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from repdl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,2 @@
+"""The CPU backend: C++ kernels (repdl._C), bit-identical to the reference."""
+from .linalg import fma32, matmul  # noqa: F401

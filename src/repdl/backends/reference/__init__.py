@@ -1,0 +1,7 @@
+"""The reference backend: the contract (docs/CONTRACT.md) as code.
+
+One small pure function per primitive, written with PyTorch ops whose
+rounding is exact by construction (see ``_exact``), so it gives the same
+bits on every device.  It is slow on purpose: clarity over speed.
+"""
+from .linalg import fma32, matmul  # noqa: F401

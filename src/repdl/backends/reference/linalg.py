@@ -1,0 +1,22 @@
+"""Reference: fused multiply-add and matrix products (CONTRACT.md, "Linear algebra")."""
+import torch
+
+from . import _exact
+
+
+def fma32(a, b, c):
+    """round32(a*b + c) with one rounding, elementwise over broadcast operands."""
+    return _exact.fma32(a, b, c)
+
+
+def matmul(a, b):
+    """a (*A, M, K) @ b (*B, K, N), batch dims broadcast.
+
+    out[..., i, j]: acc = +0.0; for k = 0..K-1: acc = fma32(a[..., i, k], b[..., k, j], acc).
+    """
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a64, b64 = _exact.f64(a), _exact.f64(b)
+    acc = torch.zeros(*batch, a.shape[-2], b.shape[-1], dtype=torch.float32, device=a.device)
+    for k in range(a.shape[-1]):
+        acc = _exact.fma32_raw(a64[..., :, k : k + 1], b64[..., k : k + 1, :], _exact.f64(acc))
+    return _exact.canonical_nan(acc)

@@ -1,0 +1,9 @@
+"""repdl.ops: the reproducible primitives, with torch's names and conventions.
+
+Every function here computes exactly the graph that docs/CONTRACT.md gives
+for it, on every device, thread count and instruction set.
+"""
+from .linalg import *  # noqa: F401,F403
+from . import linalg as _linalg
+
+__all__ = list(_linalg.__all__)
