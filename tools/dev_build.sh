@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Developer rebuild of repdl._C in place (src/repdl/_C*.so), for an editable
+# install.  ccache (when present) makes unchanged files free, and a lock keeps
+# two concurrent rebuilds from writing the same .so at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v ccache >/dev/null 2>&1; then
+  export CC="ccache gcc" CXX="ccache g++"
+fi
+exec 9>/tmp/repdl-dev-build.lock
+flock 9
+python setup.py -q build_ext --inplace 2>&1 | grep -v -E "^(running|copying)|SetuptoolsDeprecationWarning|!!|\*{8}|^\s*$|setup.py install|pypa|standards-based|See https|Please avoid" || true
+python -c "import repdl" 
