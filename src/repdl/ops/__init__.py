@@ -7,3 +7,5 @@ from .linalg import *  # noqa: F401,F403
 from . import linalg as _linalg
 
 __all__ = list(_linalg.__all__)
+from .elementwise import *  # noqa: F401,F403,E402
+__all__ += __import__(f"{__name__}.elementwise", fromlist=["__all__"]).__all__

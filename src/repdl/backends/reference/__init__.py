@@ -5,3 +5,4 @@ rounding is exact by construction (see ``_exact``), so it gives the same
 bits on every device.  It is slow on purpose: clarity over speed.
 """
 from .linalg import fma32, matmul  # noqa: F401
+from .elementwise import *  # noqa: F401,F403

@@ -1,0 +1,68 @@
+// Correctly rounded float32 elementwise functions: the C++ API.
+//
+// Every function returns, for every float32 input, the float32 value nearest
+// (ties to even) to the exact mathematical result (docs/CONTRACT.md, section
+// 6).  Every NaN written is the canonical 0x7FC00000.  Subnormal inputs and
+// outputs, +-0 and +-inf follow IEEE-754.
+//
+// The serial functions work on dense arrays of n floats; `y` may equal `x`
+// (in place) but must not otherwise overlap it.  They do not start threads:
+// a kernel that threads over its own outputs (softmax, random numbers) calls
+// them from inside its parallel region on its own slice.  They pick the
+// instruction set (repdl::active_isa()) inside and give the same bits on
+// every row, and they hold an IeeeFpGuard while they run, so the caller's
+// MXCSR (FTZ/DAZ) cannot change a result.
+//
+// The `*_threaded` entry points split [0, n) over OpenMP threads; the Python
+// bindings use them.
+#pragma once
+
+#include <cstdint>
+
+namespace repdl {
+namespace elementwise {
+
+// ---- correctly rounded unary functions (serial) ---------------------------
+void exp(const float* x, float* y, int64_t n);
+void exp2(const float* x, float* y, int64_t n);
+void expm1(const float* x, float* y, int64_t n);
+void log(const float* x, float* y, int64_t n);
+void log2(const float* x, float* y, int64_t n);
+void log10(const float* x, float* y, int64_t n);
+void log1p(const float* x, float* y, int64_t n);
+void sqrt(const float* x, float* y, int64_t n);
+void rsqrt(const float* x, float* y, int64_t n);
+void reciprocal(const float* x, float* y, int64_t n);
+void sin(const float* x, float* y, int64_t n);
+void cos(const float* x, float* y, int64_t n);
+
+// ---- binary and parametrised (serial) -------------------------------------
+// y[i] = a[i] / b[i], IEEE-754 division (one rounding).
+void div(const float* a, const float* b, float* y, int64_t n);
+// y[i] = a[i] / b (one divisor for all), and y[i] = a / b[i].
+void div_scalar_rhs(const float* a, float b, float* y, int64_t n);
+void div_scalar_lhs(float a, const float* b, float* y, int64_t n);
+// y[i] = pow(x[i], p) for an integer p, in the contract's fixed order of
+// float32 multiplications (square-and-multiply from the lowest bit of |p|;
+// a negative p ends with one division 1 / x^|p|).
+void pow_int(const float* x, int64_t p, float* y, int64_t n);
+
+// ---- by number: the registry the bindings and tests use --------------------
+// Unary functions in a fixed order; unary_name(i) is the function's name.
+enum class Unary : int {
+  exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,
+  count
+};
+const char* unary_name(Unary f);
+using UnaryFn = void (*)(const float*, float*, int64_t);
+UnaryFn unary(Unary f);
+
+// ---- threaded entry points (split over elements) ---------------------------
+void unary_threaded(Unary f, const float* x, float* y, int64_t n);
+void div_threaded(const float* a, const float* b, float* y, int64_t n);
+void div_scalar_rhs_threaded(const float* a, float b, float* y, int64_t n);
+void div_scalar_lhs_threaded(float a, const float* b, float* y, int64_t n);
+void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n);
+
+}  // namespace elementwise
+}  // namespace repdl

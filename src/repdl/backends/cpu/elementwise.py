@@ -1,0 +1,74 @@
+"""CPU backend: correctly rounded elementwise functions (csrc/elementwise)."""
+import struct
+
+import torch
+
+from ... import _C
+
+__all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "sin", "cos", "div", "pow_int"]
+
+_INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
+
+
+def _dense(x):
+    """(source, out): out = empty_like(x) (x's layout when x is dense), and a
+    tensor with out's strides holding x's values, so that the kernel can run
+    over the raw memory of both."""
+    out = torch.empty_like(x)
+    if out.stride() != x.stride():
+        x = x.contiguous()
+    return x, out
+
+
+def _unary(name):
+    index = _INDEX[name]
+    run = _C.cr_unary
+
+    def fn(x):
+        x, out = _dense(x)
+        run(index, x.data_ptr(), out.data_ptr(), out.numel())
+        return out
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+exp = _unary("exp")
+exp2 = _unary("exp2")
+expm1 = _unary("expm1")
+log = _unary("log")
+log2 = _unary("log2")
+log10 = _unary("log10")
+log1p = _unary("log1p")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+reciprocal = _unary("reciprocal")
+sin = _unary("sin")
+cos = _unary("cos")
+
+
+def _bits(t):
+    return struct.unpack("<I", struct.pack("<f", t.item()))[0]
+
+
+def div(a, b):
+    shape = torch.broadcast_shapes(a.shape, b.shape)
+    if b.numel() == 1 and a.shape == shape:
+        a, out = _dense(a)
+        _C.cr_div_scalar_rhs(a.data_ptr(), _bits(b), out.data_ptr(), out.numel())
+        return out
+    if a.numel() == 1 and b.shape == shape:
+        b, out = _dense(b)
+        _C.cr_div_scalar_lhs(_bits(a), b.data_ptr(), out.data_ptr(), out.numel())
+        return out
+    a, b = (t.contiguous() for t in torch.broadcast_tensors(a, b))
+    out = torch.empty(shape, dtype=torch.float32)
+    _C.cr_div(a.data_ptr(), b.data_ptr(), out.data_ptr(), out.numel())
+    return out
+
+
+def pow_int(x, p: int):
+    x, out = _dense(x)
+    _C.cr_pow_int(x.data_ptr(), p, out.data_ptr(), out.numel())
+    return out

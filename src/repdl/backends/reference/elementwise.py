@@ -1,0 +1,185 @@
+"""Correctly rounded float32 elementwise functions, the reference way.
+
+For a float32 input x, f(x) is evaluated in float64 with PyTorch ops (error
+a few float64 ulps at most, on CPU and CUDA alike) and rounded to float32.
+That rounding is the correctly rounded result unless the float64 value lies
+within the function's runtime window of a float32 rounding midpoint; such
+inputs are looked up in the function's hard-case table, which holds every
+input whose float64 value can come that close, settled with MPFR
+(tools/cr/generate.py).  See docs/CONTRACT.md section 6 for what each
+function rounds and docs/elementwise.md for windows, error bounds and the
+exhaustive verification records.
+
+``sqrt``, ``reciprocal`` and ``div`` need no table: IEEE ``sqrt`` and ``/``
+of float32 operands in float64, rounded to float32, are correctly rounded
+(53 >= 2*24 + 2; see ``_exact``).
+"""
+import torch
+
+from . import _exact
+from ...crtables import load as _load_table
+
+__all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "sin", "cos", "div", "pow_int"]
+
+_f64 = _exact.f64
+
+# ---- the table-checked rounding -------------------------------------------------------------
+
+_EXP_MIN_NORMAL32 = 1023 - 126  # biased float64 exponent of 2**-126
+
+
+def midpoint_distance(y64: torch.Tensor) -> torch.Tensor:
+    """|y64 - nearest float32 rounding midpoint| in units of y64's last bit
+    (int64), for finite y64; a big number for zeros, infinities and NaN.
+
+    For |y64| >= 2**-126 the float32 grid is the top 24 bits of the
+    significand, so the distance is that of the low 29 bits to 2**28.  Below
+    2**-126 (float32 subnormal results) the grid is 2**-149 and the split
+    moves left by one bit per binade."""
+    b = y64.view(torch.int64)
+    e = (b >> 52) & 0x7FF
+    mant = (b & ((1 << 52) - 1)) | (1 << 52)
+    s = (29 + (_EXP_MIN_NORMAL32 - e).clamp(min=0)).clamp(max=60)
+    one = torch.ones_like(b)
+    low = mant & ((one << s) - 1)
+    d = (low - (one << (s - 1))).abs()
+    return torch.where((e == 0) | (e == 0x7FF), torch.full_like(d, 1 << 62), d)
+
+
+class _Table:
+    """A function's hard cases: sorted input bit patterns and their correctly
+    rounded results, on one device."""
+
+    def __init__(self, name):
+        window, keys, values = _load_table(name)
+        self.window = window
+        # keys as unsigned bit patterns (int64, sorted); values as int32 bit patterns.
+        signed = [v - (1 << 32) if v >= 1 << 31 else v for v in values]
+        self._cpu = (torch.tensor(keys, dtype=torch.int64), torch.tensor(signed, dtype=torch.int32))
+        self._dev = {}
+
+    def on(self, device):
+        if device.type == "cpu":
+            return self._cpu
+        if device not in self._dev:
+            self._dev[device] = tuple(t.to(device) for t in self._cpu)
+        return self._dev[device]
+
+
+_TABLES = {}
+
+
+def _table(name) -> _Table:
+    t = _TABLES.get(name)
+    if t is None:
+        t = _TABLES[name] = _Table(name)
+    return t
+
+
+def round_checked(name: str, x: torch.Tensor, y64: torch.Tensor) -> torch.Tensor:
+    """fl32(f(x)) from y64, a float64 evaluation of f(x) whose error is below
+    the table's runtime window: y64 rounded, except that inputs whose y64 lies
+    within the window of a midpoint take their result from the table when
+    they are in it."""
+    table = _table(name)
+    y = y64.to(torch.float32)
+    near = (midpoint_distance(y64) <= table.window).nonzero(as_tuple=True)
+    if near[0].numel():
+        keys, values = table.on(x.device)
+        if keys.numel():
+            xb = x[near].view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+            pos = torch.searchsorted(keys, xb).clamp(max=keys.numel() - 1)
+            hit = keys[pos] == xb
+            fixed = torch.where(hit, values[pos], y[near].view(torch.int32))
+            y = y.clone()
+            y[near] = fixed.view(torch.float32)
+    return _exact.canonical_nan(y)
+
+
+# ---- the functions: fl32 of the real function, one rounding ---------------------------------
+
+def exp(x):
+    """fl32(e**x)."""
+    return round_checked("exp", x, torch.exp(_f64(x)))
+
+
+def exp2(x):
+    """fl32(2**x)."""
+    return round_checked("exp2", x, torch.exp2(_f64(x)))
+
+
+def expm1(x):
+    """fl32(e**x - 1)."""
+    return round_checked("expm1", x, torch.expm1(_f64(x)))
+
+
+def log(x):
+    """fl32(ln x)."""
+    return round_checked("log", x, torch.log(_f64(x)))
+
+
+def log2(x):
+    """fl32(log2 x)."""
+    return round_checked("log2", x, torch.log2(_f64(x)))
+
+
+def log10(x):
+    """fl32(log10 x)."""
+    return round_checked("log10", x, torch.log10(_f64(x)))
+
+
+def log1p(x):
+    """fl32(ln(1 + x))."""
+    return round_checked("log1p", x, torch.log1p(_f64(x)))
+
+
+def sqrt(x):
+    """fl32(sqrt x): exact by construction (IEEE sqrt in float64, rounded)."""
+    return _exact.sqrt32(x)
+
+
+def rsqrt(x):
+    """fl32(1 / sqrt x)."""
+    return round_checked("rsqrt", x, torch.rsqrt(_f64(x)))
+
+
+def reciprocal(x):
+    """fl32(1 / x): exact by construction (IEEE division in float64, rounded)."""
+    return _exact.round32(1.0 / _f64(x))
+
+
+def sin(x):
+    """fl32(sin x), x in radians."""
+    return round_checked("sin", x, torch.sin(_f64(x)))
+
+
+def cos(x):
+    """fl32(cos x), x in radians."""
+    return round_checked("cos", x, torch.cos(_f64(x)))
+
+
+def div(a, b):
+    """fl32(a / b), broadcast: IEEE division, exact by construction."""
+    return _exact.div32(a, b)
+
+
+def pow_int(x, p: int):
+    """x**p in the contract's order: square-and-multiply over the bits of |p|
+    from the lowest, each product one float32 rounding; p < 0 ends with one
+    division 1 / x**|p|; p == 0 gives 1 (NaN included)."""
+    m = abs(p)
+    r = torch.ones_like(x)
+    b = x
+    while m:
+        if m & 1:
+            r = r * b
+        m >>= 1
+        if m:
+            b = b * b
+    if p < 0:
+        r = 1.0 / r
+    return _exact.canonical_nan(r)
+
+
+UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos")

@@ -1,0 +1,171 @@
+"""Correctly rounded elementwise functions: exp, exp2, expm1, log, log2,
+log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, div and integer pow.
+
+Each unary function returns fl32 of the exact real result (one rounding) for
+every float32 input; docs/CONTRACT.md section 6 gives the real functions,
+special values, type promotion and the backward formulas.  Each is one
+primitive ``repdl::<name>`` (``repdl::div``, ``repdl::pow_int``), computed by
+the backend that ``repdl.backends.for_tensor`` picks.
+
+Type promotion follows torch: float32 tensors are used as they are; integer
+and bool tensors are converted to torch's default dtype, which must be
+float32; float16, bfloat16, float64 and complex tensors raise TypeError.
+"""
+import numbers
+
+import torch
+
+from .. import _checks, backends
+from .._library import Op
+
+__all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "sin", "cos", "div", "pow"]
+
+Tensor = torch.Tensor
+
+_UNSUPPORTED = "RepDL ops support torch.float32 only"
+
+
+def _promoted_float(op: str, dtype: torch.dtype) -> torch.dtype:
+    """The float dtype torch computes `op` in for operands promoting to
+    `dtype`; TypeError unless that is float32."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = torch.get_default_dtype()  # integer/bool -> default float dtype, as torch does
+    if dtype != torch.float32:
+        raise TypeError(f"repdl.{op}: the operation would compute in {dtype}; {_UNSUPPORTED}")
+    return dtype
+
+
+def _float32_input(op: str, input) -> Tensor:
+    _checks.check_tensor(op, "input", input)
+    if input.dtype == torch.float32:
+        return input
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        raise TypeError(f"repdl.{op}: input has dtype {input.dtype}; {_UNSUPPORTED}")
+    _promoted_float(op, input.dtype)
+    return input.to(torch.float32)
+
+
+def _fake_unary(x):
+    return torch.empty_like(x)
+
+
+def _unary(name: str, doc: str):
+    def impl(x: Tensor) -> Tensor:
+        return getattr(backends.for_tensor(x), name)(x)
+
+    impl.__name__ = f"{name}_impl"
+    op = Op(name, impl, _fake_unary)
+
+    def public(input: Tensor) -> Tensor:
+        return op(_float32_input(name, input))
+
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = doc
+    return public
+
+
+# ---- unary: fl32 of the real function (docs/CONTRACT.md 6.2) ---------------------------------
+exp = _unary("exp", "fl32(e**x), correctly rounded for every float32 x.")
+exp2 = _unary("exp2", "fl32(2**x), correctly rounded for every float32 x.")
+expm1 = _unary("expm1", "fl32(e**x - 1), correctly rounded for every float32 x.")
+log = _unary("log", "fl32(ln x), correctly rounded for every float32 x.")
+log2 = _unary("log2", "fl32(log2 x), correctly rounded for every float32 x.")
+log10 = _unary("log10", "fl32(log10 x), correctly rounded for every float32 x.")
+log1p = _unary("log1p", "fl32(ln(1 + x)), correctly rounded for every float32 x.")
+sqrt = _unary("sqrt", "fl32(sqrt x), correctly rounded (IEEE-754 square root).")
+rsqrt = _unary("rsqrt", "fl32(1 / sqrt x), correctly rounded (one rounding, not two).")
+reciprocal = _unary("reciprocal", "fl32(1 / x), correctly rounded (IEEE-754 division).")
+sin = _unary("sin", "fl32(sin x), x in radians, correctly rounded for every float32 x.")
+cos = _unary("cos", "fl32(cos x), x in radians, correctly rounded for every float32 x.")
+
+
+# ---- div -------------------------------------------------------------------------------------
+def _div_impl(a: Tensor, b: Tensor) -> Tensor:
+    return backends.for_tensor(a).div(a, b)
+
+
+def _div_fake(a, b):
+    return a.new_empty(torch.broadcast_shapes(a.shape, b.shape))
+
+
+_div = Op("div", _div_impl, _div_fake)
+
+
+def _div_operand(name, v, dtype, device):
+    if isinstance(v, Tensor):
+        if v.device != device and v.dim() == 0 and v.device.type == "cpu":
+            v = v.to(device)  # a 0-d CPU tensor joins any device, as in torch
+        return v.to(dtype)
+    return torch.tensor(v, dtype=dtype, device=device)  # a Python number: fl32(v)
+
+
+def div(input, other, *, rounding_mode=None) -> Tensor:
+    """fl32(input / other): IEEE-754 division with torch's broadcasting and
+    type promotion; never a multiplication by a reciprocal."""
+    if rounding_mode is not None:
+        if rounding_mode in ("trunc", "floor"):
+            raise NotImplementedError(
+                f"repdl.div: rounding_mode={rounding_mode!r} is not supported yet; only true division "
+                "(rounding_mode=None) is")
+        raise RuntimeError(
+            f"repdl.div: expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+    tensors = [v for v in (input, other) if isinstance(v, Tensor)]
+    for name, v in (("input", input), ("other", other)):
+        if not isinstance(v, (Tensor, numbers.Number)) or isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
+            raise TypeError(f"repdl.div: {name} must be a Tensor or a real number, got {type(v).__name__}")
+    if not tensors:
+        raise TypeError("repdl.div: at least one of input and other must be a Tensor")
+    dtype = _promoted_float("div", torch.result_type(input, other))
+    device = next((t.device for t in tensors if t.dim() > 0), tensors[0].device)
+    a = _div_operand("input", input, dtype, device)
+    b = _div_operand("other", other, dtype, device)
+    _checks.check_same_device("div", input=a, other=b)
+    try:
+        torch.broadcast_shapes(a.shape, b.shape)
+    except RuntimeError:
+        raise RuntimeError(
+            f"repdl.div: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be broadcast together") from None
+    return _div(a, b)
+
+
+# ---- pow with an integer exponent -------------------------------------------------------------
+def _pow_impl(x: Tensor, p: int) -> Tensor:
+    return backends.for_tensor(x).pow_int(x, p)
+
+
+def _pow_fake(x, p):
+    return torch.empty_like(x)
+
+
+_pow = Op("pow_int", _pow_impl, _pow_fake)
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def pow(input: Tensor, exponent) -> Tensor:
+    """input ** exponent for a Python int exponent, as the contract's fixed
+    sequence of float32 multiplications (square-and-multiply from the lowest
+    bit of |exponent|; a negative exponent ends with one division 1 / x**|n|).
+
+    Float exponents (even integral ones such as 2.0) and tensor exponents
+    raise TypeError: RepDL has no correctly rounded real pow.  Use
+    ``repdl.sqrt`` / ``repdl.rsqrt`` for 0.5 / -0.5 and ``int(e)`` for an
+    integral float.  Integer tensors keep torch's exact integer pow."""
+    _checks.check_tensor("pow", "input", input)
+    if isinstance(exponent, Tensor) or not isinstance(exponent, numbers.Integral):
+        raise TypeError(
+            f"repdl.pow: exponent must be a Python int, got {type(exponent).__name__}"
+            f"{' ' + repr(exponent) if isinstance(exponent, numbers.Number) else ''}; RepDL has no correctly "
+            "rounded pow with a real exponent (use repdl.sqrt or repdl.rsqrt for 0.5 or -0.5, int(e) for an "
+            "integral float)")
+    exponent = int(exponent)
+    if not _INT64[0] <= exponent <= _INT64[1]:
+        raise OverflowError(f"repdl.pow: exponent {exponent} does not fit in int64")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # Integer and bool tensors: torch's pow is exact integer arithmetic
+        # (reproducible as it is) and its result stays integer.
+        return torch.pow(input, exponent)
+    if input.dtype != torch.float32:
+        raise TypeError(f"repdl.pow: input has dtype {input.dtype}; {_UNSUPPORTED}")
+    return _pow(input, exponent)
