@@ -1,8 +1,10 @@
 #if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma")
 #include <immintrin.h>
-
 #include "arith/arith.h"
+
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
 #include "common/avx2_util.h"
 
 namespace repdl {

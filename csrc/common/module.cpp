@@ -10,7 +10,9 @@ namespace repdl {
 MethodTable arith_methods();
 MethodTable gemm_methods();
 MethodTable reduce_methods();
+MethodTable softmax_methods();
 MethodTable elementwise_methods();
+MethodTable random_methods();
 }  // namespace repdl
 
 namespace {
@@ -64,7 +66,9 @@ PyMODINIT_FUNC PyInit__C() {
   append(repdl::arith_methods());
   append(repdl::gemm_methods());
   append(repdl::reduce_methods());
+  append(repdl::softmax_methods());
   append(repdl::elementwise_methods());
+  append(repdl::random_methods());
   g_methods.push_back({nullptr, nullptr, 0, nullptr});
   g_module.m_methods = g_methods.data();
   return PyModule_Create(&g_module);

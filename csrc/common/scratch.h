@@ -9,13 +9,23 @@
 
 namespace repdl {
 
+// Who owns which buffer.  A kernel that calls another kernel while holding
+// a buffer must not share its slot: the callee would overwrite it.
+enum class Scratch : int {
+  gemm_a = 0,        // packed A block
+  gemm_b = 1,        // packed B panel
+  softmax_diff = 2,  // x - max, per line group
+  softmax_exp = 3,   // exp(x - max), per line group
+  count
+};
+
 // A 64-byte-aligned buffer of at least `n` floats belonging to the calling
-// thread; `slot` tells apart buffers a thread needs at the same time.
-inline float* thread_scratch(size_t n, int slot) {
+// thread in the given slot.
+inline float* thread_scratch(size_t n, Scratch slot) {
   struct Deleter { void operator()(float* p) const { std::free(p); } };
   struct Buffer { std::unique_ptr<float, Deleter> p; size_t n = 0; };
-  thread_local Buffer buffers[4];
-  Buffer& b = buffers[slot];
+  thread_local Buffer buffers[static_cast<int>(Scratch::count)];
+  Buffer& b = buffers[static_cast<int>(slot)];
   if (b.n < n) {
     const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
     b.p.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));

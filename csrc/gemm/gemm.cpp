@@ -72,7 +72,7 @@ void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpa
     m0 = b * mr;
     m1 = std::min(p.m, e * mr);
   }
-  float* apack = thread_scratch(static_cast<size_t>(cfg.mc * cfg.kc + cfg.pack_slack), 0);
+  float* apack = thread_scratch(static_cast<size_t>(cfg.mc * cfg.kc + cfg.pack_slack), Scratch::gemm_a);
   for (int64_t jc = 0; jc < p.n; jc += cfg.nc) {
     const int64_t nc = std::min(cfg.nc, p.n - jc);
     const int64_t panels = ceil_div(nc, nr);
@@ -142,12 +142,12 @@ void run(const Problem& p, const Batch& batch) {
 
   if (threads > 1 && nb >= threads && flops < kSmallGemmFlops) {
     parallel_ranges(nb, threads, [&](int64_t t0, int64_t t1) {
-      float* bpack = thread_scratch(bpack_floats, 1);
+      float* bpack = thread_scratch(bpack_floats, Scratch::gemm_b);
       for (int64_t t = t0; t < t1; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);
     });
     return;
   }
-  float* bpack = thread_scratch(bpack_floats, 1);
+  float* bpack = thread_scratch(bpack_floats, Scratch::gemm_b);
   if (threads == 1) {
     IeeeFpGuard guard;
     for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);

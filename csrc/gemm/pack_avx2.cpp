@@ -2,13 +2,14 @@
 // layouts that need them (row-major A, column-major B); everything else goes
 // to the portable packers.  Values are only moved, never combined.
 #if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma")
 #include <immintrin.h>
-
 #include <algorithm>
-
-#include "common/avx2_util.h"
 #include "gemm/pack.h"
+
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
+#include "common/avx2_util.h"
 
 namespace repdl {
 namespace gemm {

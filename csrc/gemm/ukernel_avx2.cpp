@@ -2,11 +2,13 @@
 // B row, six broadcasts of the packed A column, twelve vfmadd231ps, each
 // continuing one ymm of C chains: c = fma(a_k, b_k, c), k ascending.
 #if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma")
 #include <immintrin.h>
-
-#include "common/avx2_util.h"
 #include "gemm/gemm.h"
+
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
+#include "common/avx2_util.h"
 
 namespace repdl {
 namespace gemm {

@@ -1,10 +1,54 @@
 #include "common/pyargs.h"
+#include "reduce/reduce.h"
 
 namespace repdl {
 namespace {
+
+// The canonical view travels as 7 integers: x, P1, s1, P0, s0, R, sr.
+reduce::View view_from(const std::vector<int64_t>& v) {
+  return {as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+// sum(x, P1, s1, P0, s0, R, sr, out, order)  order: 0 sequential, 1 pairwise
+PyObject* py_sum(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 9, &v)) return nullptr;
+  const auto order = v[8] == 1 ? reduce::Order::pairwise : reduce::Order::sequential;
+  Py_BEGIN_ALLOW_THREADS
+  reduce::sum(view_from(v), order, as_ptr<float>(v[7]));
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+// sqdev(x, P1, s1, P0, s0, R, sr, mean, out)
+PyObject* py_sqdev(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 9, &v)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  reduce::sqdev(view_from(v), as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+// extremum(x, P1, s1, P0, s0, R, sr, value, index, is_min)
+PyObject* py_extremum(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 10, &v)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  reduce::extremum(view_from(v), v[9] != 0, as_ptr<float>(v[7]), as_ptr<int64_t>(v[8]));
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 const PyMethodDef kMethods[] = {
+    {"sum", py_sum, METH_VARARGS, "Sequential or pairwise sums over a canonical reduction view."},
+    {"sqdev", py_sqdev, METH_VARARGS, "fma chains of squared deviations from per-output means."},
+    {"extremum", py_extremum, METH_VARARGS, "Max or min with first-index ties over a reduction view."},
     {nullptr, nullptr, 0, nullptr},
 };
+
 }  // namespace
+
 MethodTable reduce_methods() { return kMethods; }
+
 }  // namespace repdl

@@ -1,0 +1,47 @@
+"""Side-by-side timing.  The machine is shared and noisy, so absolute times
+drift: every benchmark times torch and RepDL alternately in the same process
+and reports the ratio of their best (minimum) times, which is what stays
+stable under background load."""
+import time
+
+import torch
+
+
+def best_time(fn, repeats: int, min_seconds: float = 0.02) -> float:
+    """Best per-call time over `repeats` batches of calls lasting at least
+    min_seconds each."""
+    fn()
+    calls = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        if time.perf_counter() - t >= min_seconds:
+            break
+        calls *= 2
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t) / calls)
+    return best
+
+
+def compare(torch_fn, repdl_fn, rounds: int = 5, repeats: int = 3):
+    """(torch seconds, repdl seconds, throughput ratio torch/repdl), the best
+    of `rounds` alternating measurements of each."""
+    t_torch = t_repdl = float("inf")
+    for _ in range(rounds):
+        t_torch = min(t_torch, best_time(torch_fn, repeats))
+        t_repdl = min(t_repdl, best_time(repdl_fn, repeats))
+    return t_torch, t_repdl, t_torch / t_repdl
+
+
+def header(title: str) -> None:
+    print(f"# {title} (torch {torch.__version__}, {torch.get_num_threads()} threads)")
+    print(f"{'case':<34} {'torch':>10} {'repdl':>10} {'ratio':>7}")
+
+
+def row(case: str, t_torch: float, t_repdl: float, ratio: float, extra: str = "") -> None:
+    print(f"{case:<34} {t_torch * 1e3:>8.3f}ms {t_repdl * 1e3:>8.3f}ms {ratio:>7.2f} {extra}")

@@ -1,0 +1,152 @@
+// Reduction entry points: cut the outputs among threads, hand each run of
+// outputs to the layout's kernel from the active ISA's table.
+#include "reduce/reduce.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/nan.h"
+#include "common/parallel.h"
+
+namespace repdl {
+namespace reduce {
+namespace {
+
+// Below this many elements per thread a reduction stays on one thread.
+constexpr int64_t kElementsPerThread = int64_t{1} << 15;
+
+// Calls fn(segment, first_output) for the runs of consecutive i0 that make
+// up each thread's share of the P1*P0 outputs.
+template <class Fn>
+void for_segments(const View& v, const Fn& fn) {
+  const int64_t P = v.P1 * v.P0;
+  const int threads = threads_for(P * std::max<int64_t>(v.R, 1), kElementsPerThread);
+  parallel_ranges(P, threads, [&](int64_t pb, int64_t pe) {
+    while (pb < pe) {
+      const int64_t i1 = pb / v.P0, i0 = pb % v.P0;
+      const int64_t n = std::min(pe - pb, v.P0 - i0);
+      fn(Segment{v.x + i1 * v.s1 + i0 * v.s0, n, v.s0, v.R, v.sr}, pb);
+      pb += n;
+    }
+  });
+}
+
+// Contract: the result is the element at the first index r whose value beats
+// all earlier ones, where x beats the running best b when x > b (x < b for
+// min) or when x is NaN and b is not.  Equal values (including -0.0 and
+// +0.0) never beat: the first wins.
+template <bool kMin>
+inline bool beats(float x, float best) {
+  return (kMin ? x < best : x > best) || (x != x && best == best);
+}
+
+template <bool kMin>
+void extremum_segment(const Segment& s, float* value, int64_t* index) {
+  if (s.s0 == 1 && s.sr != 1) {
+    // Neighbouring outputs advance together through the reduced index.
+    for (int64_t j = 0; j < s.n; ++j) {
+      value[j] = s.base[j];
+      index[j] = 0;
+    }
+    for (int64_t r = 1; r < s.R; ++r) {
+      const float* row = s.base + r * s.sr;
+      for (int64_t j = 0; j < s.n; ++j)
+        if (beats<kMin>(row[j], value[j])) {
+          value[j] = row[j];
+          index[j] = r;
+        }
+    }
+  } else {
+    for (int64_t i = 0; i < s.n; ++i) {
+      const float* x = s.base + i * s.s0;
+      float best = x[0];
+      int64_t at = 0;
+      for (int64_t r = 1; r < s.R; ++r)
+        if (beats<kMin>(x[r * s.sr], best)) {
+          best = x[r * s.sr];
+          at = r;
+        }
+      value[i] = best;
+      index[i] = at;
+    }
+  }
+  for (int64_t i = 0; i < s.n; ++i) value[i] = canonical_nan(value[i]);
+}
+
+// A pairwise sum may be cut at aligned power-of-two blocks without changing
+// a bit: every aligned block of 2^kChunkLog2 elements before the last such
+// boundary is a perfect subtree, and the elements after it form a subtree
+// whose shape is that of a standalone pairsum.  Blocks go to threads; their
+// sums then enter a counter at level kChunkLog2, and the tail joins as the
+// rightmost block.
+constexpr int kChunkLog2 = 16;
+
+float pairsum_line_parallel(const Kernels& k, const float* x, int64_t n, int threads) {
+  const int64_t chunk = int64_t{1} << kChunkLog2;
+  const int64_t m = n >> kChunkLog2, rem = n & (chunk - 1);
+  std::vector<float> sums(static_cast<size_t>(m));
+  parallel_ranges(m, threads, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sums[static_cast<size_t>(i)] = k.pairsum_contiguous(x + i * chunk, chunk);
+  });
+  IeeeFpGuard guard;
+  float level[64];
+  for (int64_t i = 0; i < m; ++i) {
+    float v = sums[static_cast<size_t>(i)];
+    int l = 0;
+    for (int64_t r = i; r & 1; r >>= 1, ++l) v = level[l] + v;
+    level[l] = v;
+  }
+  bool have = rem > 0;
+  float acc = have ? k.pairsum_contiguous(x + m * chunk, rem) : 0.0f;
+  for (int l = 0; l < 64 && (m >> l) != 0; ++l)
+    if ((m >> l) & 1) {
+      acc = have ? level[l] + acc : level[l];
+      have = true;
+    }
+  return canonical_nan(acc);
+}
+
+}  // namespace
+
+const Kernels& kernels(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa == Isa::avx2) return kAvx2Kernels;
+#endif
+  (void)isa;
+  return kGenericKernels;
+}
+
+void sum(const View& v, Order order, float* out) {
+  const Kernels& k = kernels(active_isa());
+  const int64_t P = v.P1 * v.P0;
+  const int threads = threads_for(v.R, kElementsPerThread);
+  if (order == Order::pairwise && v.sr == 1 && P < threads) {
+    for (int64_t p = 0; p < P; ++p)
+      out[p] = pairsum_line_parallel(k, v.x + (p / v.P0) * v.s1 + (p % v.P0) * v.s0, v.R, threads);
+    return;
+  }
+  for_segments(v, [&](const Segment& s, int64_t p) {
+    if (s.sr == 1) k.sum_rows(s, order, out + p);
+    else if (s.s0 == 1) k.sum_cols(s, order, out + p);
+    else kGenericKernels.sum_rows(s, order, out + p);  // the generic rows kernel takes any layout
+  });
+}
+
+void sqdev(const View& v, const float* mean, float* out) {
+  const Kernels& k = kernels(active_isa());
+  for_segments(v, [&](const Segment& s, int64_t p) {
+    if (s.sr == 1) k.sqdev_rows(s, mean + p, out + p);
+    else if (s.s0 == 1) k.sqdev_cols(s, mean + p, out + p);
+    else kGenericKernels.sqdev_rows(s, mean + p, out + p);
+  });
+}
+
+void extremum(const View& v, bool is_min, float* value, int64_t* index) {
+  for_segments(v, [&](const Segment& s, int64_t p) {
+    if (is_min) extremum_segment<true>(s, value + p, index + p);
+    else extremum_segment<false>(s, value + p, index + p);
+  });
+}
+
+}  // namespace reduce
+}  // namespace repdl

@@ -1,0 +1,59 @@
+// Reductions along one (coalesced) index: sequential and pairwise sums, the
+// sum of squared deviations behind var/std, and max/min with first-index
+// ties.  Contract: docs/CONTRACT.md, "Reductions".
+//
+// Python brings every reduction to one canonical view: outputs indexed by
+// (i1, i0) (the kept dims, coalesced into at most two groups), each reducing
+// R elements x[i1*s1 + i0*s0 + r*sr], r = 0..R-1, in ascending r.  Outputs
+// are written densely, out[i1*P0 + i0].  Threads split outputs; each output's
+// chain runs whole on one thread.
+#pragma once
+
+#include <cstdint>
+
+#include "common/isa.h"
+
+namespace repdl {
+namespace reduce {
+
+struct View {
+  const float* x;
+  int64_t P1, s1;  // outer kept group
+  int64_t P0, s0;  // inner kept group
+  int64_t R, sr;   // reduced index
+};
+
+// One run of outputs along i0: n outputs whose chains start at base + i*s0.
+struct Segment {
+  const float* base;
+  int64_t n, s0, R, sr;
+};
+
+enum class Order { sequential = 0, pairwise = 1 };
+
+// Per-ISA segment kernels.  `rows` kernels require sr == 1 (each chain walks
+// contiguous memory), `cols` kernels require s0 == 1 (neighbouring outputs
+// are neighbours in memory); `any` kernels take every layout.
+struct Kernels {
+  void (*sum_rows)(const Segment&, Order, float* out);
+  void (*sum_cols)(const Segment&, Order, float* out);
+  void (*sqdev_rows)(const Segment&, const float* mean, float* out);
+  void (*sqdev_cols)(const Segment&, const float* mean, float* out);
+  // pairsum of n contiguous floats (one long line).
+  float (*pairsum_contiguous)(const float* x, int64_t n);
+};
+
+const Kernels& kernels(Isa isa);
+extern const Kernels kGenericKernels;
+extern const Kernels kAvx2Kernels;
+
+// Entry points (threaded).  `out` has P1*P0 floats (and `index` as many
+// int64 for extrema).
+void sum(const View& v, Order order, float* out);
+// out = fmachain(d, d) with d[r] = x[r] - mean[p]: var's second pass.
+void sqdev(const View& v, const float* mean, float* out);
+// First index of the maximum (is_min: minimum); NaN beats every number.
+void extremum(const View& v, bool is_min, float* value, int64_t* index);
+
+}  // namespace reduce
+}  // namespace repdl

@@ -1,0 +1,163 @@
+// AVX2 row of the reduction kernel table.  `cols` kernels are the portable
+// text compiled for AVX2 (lanes are neighbouring outputs already); `rows`
+// kernels put 8 outputs in the 8 lanes of a ymm register by transposing 8x8
+// blocks, so eight chains advance per add while each keeps its own order.
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#include <algorithm>
+#include <cmath>
+#include "common/nan.h"
+#include "reduce/reduce.h"
+
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
+#include "common/avx2_util.h"
+
+namespace repdl {
+namespace reduce {
+namespace {
+#include "reduce/portable.inc"
+
+// The 8 row pointers of a group of outputs.
+struct Rows8 {
+  const float* p[8];
+  void start(const Segment& s, int64_t first) {
+    for (int q = 0; q < 8; ++q) p[q] = s.base + (first + q) * s.s0;
+  }
+  // Elements k..k+7 of the 8 rows, transposed: t[kk] lane q = row q, k+kk.
+  void block(int64_t k, __m256 t[8]) const {
+    for (int q = 0; q < 8; ++q) t[q] = _mm256_loadu_ps(p[q] + k);
+    avx2::transpose8(t);
+  }
+  __m256 column(int64_t k) const {
+    return _mm256_setr_ps(p[0][k], p[1][k], p[2][k], p[3][k], p[4][k], p[5][k], p[6][k], p[7][k]);
+  }
+};
+
+// G groups of 8 rows at once: independent chains overlap in the pipeline.
+template <int G, class Step>
+void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 init) {
+  Rows8 rows[G];
+  __m256 acc[G];
+  for (int g = 0; g < G; ++g) {
+    rows[g].start(s, first + 8 * g);
+    acc[g] = init;
+  }
+  int64_t k = 0;
+  for (; k + 8 <= s.R; k += 8)
+    for (int g = 0; g < G; ++g) {
+      __m256 t[8];
+      rows[g].block(k, t);
+      for (int kk = 0; kk < 8; ++kk) acc[g] = step(g, acc[g], t[kk]);
+    }
+  for (; k < s.R; ++k)
+    for (int g = 0; g < G; ++g) acc[g] = step(g, acc[g], rows[g].column(k));
+  for (int g = 0; g < G; ++g) _mm256_storeu_ps(out + first + 8 * g, avx2::canonical_nan8(acc[g]));
+}
+
+template <class Step>
+int64_t rows_all_groups(const Segment& s, float* out, Step step) {
+  int64_t i = 0;
+  for (; i + 32 <= s.n; i += 32) rows_groups<4>(s, i, out, step, _mm256_setzero_ps());
+  for (; i + 16 <= s.n; i += 16) rows_groups<2>(s, i, out, step, _mm256_setzero_ps());
+  for (; i + 8 <= s.n; i += 8) rows_groups<1>(s, i, out, step, _mm256_setzero_ps());
+  return i;
+}
+
+Segment tail(const Segment& s, int64_t first) {
+  return {s.base + first * s.s0, s.n - first, s.s0, s.R, s.sr};
+}
+
+// pairsum over the 8 lanes: aligned full blocks of 8 are perfect subtrees of
+// the pairwise tree, summed in registers and pushed as level-3 blocks; the
+// last R % 8 elements are pushed one by one at level 0.
+// (__m256 wrapped in a struct: a template argument would drop its alignment.)
+struct Ymm {
+  __m256 v;
+};
+struct AddYmm {
+  Ymm operator()(Ymm a, Ymm b) const { return {_mm256_add_ps(a.v, b.v)}; }
+};
+
+void pairwise_rows8(const Segment& s, int64_t first, float* out) {
+  Rows8 rows;
+  rows.start(s, first);
+  PairwiseCounter<Ymm, AddYmm> p;
+  int64_t k = 0;
+  for (; k + 8 <= s.R; k += 8) {
+    __m256 t[8];
+    rows.block(k, t);
+    const __m256 a = _mm256_add_ps(_mm256_add_ps(t[0], t[1]), _mm256_add_ps(t[2], t[3]));
+    const __m256 b = _mm256_add_ps(_mm256_add_ps(t[4], t[5]), _mm256_add_ps(t[6], t[7]));
+    p.push(k >> 3, 3, {_mm256_add_ps(a, b)});
+  }
+  for (; k < s.R; ++k) p.push(k, 0, {rows.column(k)});
+  _mm256_storeu_ps(out + first, avx2::canonical_nan8(p.finish(s.R, {_mm256_setzero_ps()}).v));
+}
+
+// pairsum of one contiguous line.  Each aligned run of 64 elements is a
+// perfect subtree: a transpose puts its eight 8-element groups in the eight
+// lanes, three levels of vertical adds sum each group, two hadds and one
+// cross-half add finish levels 4-6 (hadd adds neighbouring lanes, exactly
+// the pairs of those levels).  The 64-element sums enter the counter at
+// level 6; the last n % 64 elements enter one by one at level 0.
+float pairsum_contiguous_avx2(const float* x, int64_t n) {
+  PairwiseCounter<float, AddFloat> p;
+  int64_t k = 0;
+  for (; k + 64 <= n; k += 64) {
+    __m256 t[8];
+    for (int q = 0; q < 8; ++q) t[q] = _mm256_loadu_ps(x + k + 8 * q);
+    avx2::transpose8(t);
+    const __m256 a = _mm256_add_ps(_mm256_add_ps(t[0], t[1]), _mm256_add_ps(t[2], t[3]));
+    const __m256 b = _mm256_add_ps(_mm256_add_ps(t[4], t[5]), _mm256_add_ps(t[6], t[7]));
+    __m256 g = _mm256_add_ps(a, b);  // lane q: group q
+    g = _mm256_hadd_ps(g, g);          // (q0+q1), (q2+q3) | (q4+q5), (q6+q7)
+    g = _mm256_hadd_ps(g, g);          // first 32 | last 32
+    const float lo = _mm256_cvtss_f32(g);
+    const float hi = _mm_cvtss_f32(_mm256_extractf128_ps(g, 1));
+    p.push(k >> 6, 6, lo + hi);
+  }
+  for (; k < n; ++k) p.push(k, 0, x[k]);
+  return p.finish(n, 0.0f);
+}
+
+void sum_rows_avx2(const Segment& s, Order order, float* out) {
+  int64_t i = 0;
+  if (order == Order::sequential) {
+    i = rows_all_groups(s, out, [](int, __m256 acc, __m256 x) { return _mm256_add_ps(acc, x); });
+  } else if (s.R >= 64 && s.n < 8) {
+    for (; i < s.n; ++i) out[i] = canonical_nan(pairsum_contiguous_avx2(s.base + i * s.s0, s.R));
+  } else {
+    for (; i + 8 <= s.n; i += 8) pairwise_rows8(s, i, out);
+  }
+  if (i < s.n) sum_any(tail(s, i), order, out + i);
+}
+
+void sqdev_rows_avx2(const Segment& s, const float* mean, float* out) {
+  int64_t i = 0;
+  for (; i + 16 <= s.n; i += 16) {
+    const __m256 m[2] = {_mm256_loadu_ps(mean + i), _mm256_loadu_ps(mean + i + 8)};
+    rows_groups<2>(s, i, out, [&](int g, __m256 acc, __m256 x) {
+      const __m256 d = _mm256_sub_ps(x, m[g]);
+      return _mm256_fmadd_ps(d, d, acc);
+    }, _mm256_setzero_ps());
+  }
+  for (; i + 8 <= s.n; i += 8) {
+    const __m256 m = _mm256_loadu_ps(mean + i);
+    rows_groups<1>(s, i, out, [&](int, __m256 acc, __m256 x) {
+      const __m256 d = _mm256_sub_ps(x, m);
+      return _mm256_fmadd_ps(d, d, acc);
+    }, _mm256_setzero_ps());
+  }
+  if (i < s.n) sqdev_any(tail(s, i), mean + i, out + i);
+}
+
+}  // namespace
+
+const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable,
+                              pairsum_contiguous_avx2};
+
+}  // namespace reduce
+}  // namespace repdl
+#endif

@@ -1,0 +1,18 @@
+// Portable row of the reduction kernel table.
+#include <algorithm>
+#include <cmath>
+
+#include "common/nan.h"
+#include "reduce/reduce.h"
+
+namespace repdl {
+namespace reduce {
+namespace {
+#include "reduce/portable.inc"
+}  // namespace
+
+const Kernels kGenericKernels = {sum_any, sum_cols_portable, sqdev_any, sqdev_cols_portable,
+                                 pairsum_contiguous_portable};
+
+}  // namespace reduce
+}  // namespace repdl

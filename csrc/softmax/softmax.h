@@ -1,0 +1,19 @@
+// softmax, log_softmax and logsumexp along one index (docs/CONTRACT.md,
+// "Softmax family").  Lines are described by reduce::View: line p = (i1, i0)
+// holds x[i1*s1 + i0*s0 + r*sr], r = 0..R-1.  softmax and log_softmax write
+// y at the same offsets as x; logsumexp writes one value per line, densely.
+#pragma once
+
+#include "reduce/reduce.h"
+
+namespace repdl {
+namespace softmax {
+
+enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2 };
+
+// Kind softmax / log_softmax: `y` is the base of an output with x's strides.
+// Kind logsumexp: `y` holds P1*P0 floats.
+void run(const reduce::View& v, Kind kind, float* y);
+
+}  // namespace softmax
+}  // namespace repdl

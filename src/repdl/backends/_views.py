@@ -1,0 +1,81 @@
+"""Canonical views for reductions.
+
+A reduction over dims D of x is brought to at most two kept index groups
+(i1, i0) and one reduced index r, each an arithmetic progression in memory:
+element (i1, i0, r) sits at offset i1*s1 + i0*s0 + r*sr.  Row-major order
+over D is the order of r, so the chain order of the contract is untouched.
+When the dims do not coalesce (for example reducing dims 0 and 2 of a
+transposed view), x is first copied into (kept..., reduced...) order: a copy
+moves values, so it cannot change bits.
+"""
+import math
+from typing import NamedTuple
+
+import torch
+
+
+class ReductionView(NamedTuple):
+    x: torch.Tensor      # the tensor the offsets refer to (x itself or a copy)
+    P1: int
+    s1: int
+    P0: int
+    s0: int
+    R: int
+    sr: int
+    out_shape: tuple     # kept sizes (keepdim=False order)
+    perm: tuple          # dims of the original that x's dims hold (x was permuted when not identity)
+
+    def args(self):
+        return (self.x.data_ptr(), self.P1, self.s1, self.P0, self.s0, self.R, self.sr)
+
+
+def _groups(x, dims):
+    """(size, stride) groups of dims, in order, after dropping size-1 dims
+    and merging neighbours that are contiguous with each other."""
+    out = []
+    for d in dims:
+        size, stride = x.shape[d], x.stride(d)
+        if size == 1:
+            continue
+        if out and out[-1][1] == stride * size:
+            out[-1] = (out[-1][0] * size, stride)
+        else:
+            out.append((size, stride))
+    return out
+
+
+def reduction_view(x: torch.Tensor, dims) -> ReductionView:
+    """The view of reducing `dims` (sorted) of a non-empty x."""
+    assert x.numel() > 0, "empty reductions are answered without a kernel"
+    dims = tuple(dims)
+    kept = tuple(d for d in range(x.dim()) if d not in dims)
+    out_shape = tuple(x.shape[d] for d in kept)
+    R = math.prod(x.shape[d] for d in dims)
+    red, keep = _groups(x, dims), _groups(x, kept)
+    perm = tuple(range(x.dim()))
+    if len(red) > 1 or len(keep) > 2:
+        perm = kept + dims
+        x = x.permute(*perm).contiguous()
+        n = len(kept)
+        red, keep = _groups(x, range(n, x.dim())), _groups(x, range(n))
+    ((_, sr),) = red or [(1, 0)]
+    keep = [(1, 0)] * (2 - len(keep)) + keep
+    (P1, s1), (P0, s0) = keep
+    return ReductionView(x, P1, s1, P0, s0, R, sr, out_shape, perm)
+
+
+def keepdim_shape(shape, dims) -> tuple:
+    """`shape` with every reduced dim kept as size 1."""
+    return tuple(1 if d in dims else s for d, s in enumerate(shape))
+
+
+def dense_like(x: torch.Tensor) -> torch.Tensor:
+    """x itself if its elements tile a dense block of memory (any dim order),
+    else a contiguous copy; so that an output with x's strides exists."""
+    dims = sorted((st, sz) for sz, st in zip(x.shape, x.stride()) if sz != 1)
+    expected = 1
+    for st, sz in dims:
+        if st != expected:
+            return x.contiguous()
+        expected *= sz
+    return x

@@ -1,0 +1,51 @@
+"""CPU backend: reductions (C++ kernels over canonical views)."""
+import math
+
+import torch
+
+from ... import _C
+from .._views import keepdim_shape, reduction_view
+
+_ORDER_CODE = {"sequential": 0, "pairwise": 1}
+
+
+def _shaped(out, x, dims, keepdim):
+    return out.reshape(keepdim_shape(x.shape, dims)) if keepdim else out
+
+
+def sum(x, dims, keepdim, *, order):
+    kept = [s for d, s in enumerate(x.shape) if d not in dims]
+    if x.numel() == 0:
+        return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+    v = reduction_view(x, dims)
+    out = torch.empty(v.out_shape, dtype=torch.float32)
+    _C.sum(*v.args(), out.data_ptr(), _ORDER_CODE[order])
+    return _shaped(out, x, dims, keepdim)
+
+
+def sqdev(x, mean, dims, keepdim):
+    """fmachain(d, d) with d = x - mean over `dims`; mean has the kept shape."""
+    kept = [s for d, s in enumerate(x.shape) if d not in dims]
+    if x.numel() == 0:
+        return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+    v = reduction_view(x, dims)
+    mean = mean.reshape(v.out_shape).contiguous()
+    out = torch.empty(v.out_shape, dtype=torch.float32)
+    _C.sqdev(*v.args(), mean.data_ptr(), out.data_ptr())
+    return _shaped(out, x, dims, keepdim)
+
+
+def extremum(x, dim, keepdim, *, largest):
+    """(values, int64 indices) along `dim`; x is non-empty along it."""
+    dims = (dim,)
+    v = reduction_view(x, dims) if x.numel() else None
+    kept = [s for d, s in enumerate(x.shape) if d != dim]
+    values = torch.empty(kept, dtype=torch.float32)
+    indices = torch.empty(kept, dtype=torch.int64)
+    if v is not None:
+        _C.extremum(*v.args(), values.data_ptr(), indices.data_ptr(), 0 if largest else 1)
+    return _shaped(values, x, dims, keepdim), _shaped(indices, x, dims, keepdim)
+
+
+def count(x, dims) -> int:
+    return math.prod(x.shape[d] for d in dims)

@@ -1,0 +1,31 @@
+"""CPU backend: softmax, log_softmax, logsumexp (C++ line kernels)."""
+import torch
+
+from ... import _C
+from .._views import dense_like, reduction_view
+
+_KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2}
+
+
+def softmax(x, dim, *, log):
+    if x.numel() == 0:
+        return torch.empty_like(x)
+    v = reduction_view(dense_like(x), (dim,))
+    y = torch.empty_strided(v.x.shape, v.x.stride(), dtype=torch.float32)
+    _C.softmax(*v.args(), y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
+    if v.perm != tuple(range(x.dim())):  # computed on a permuted copy
+        y = y.permute(*sorted(range(x.dim()), key=v.perm.__getitem__))
+    return y
+
+
+def logsumexp(x, dims, keepdim):
+    kept = [s for d, s in enumerate(x.shape) if d not in dims]
+    if x.numel() == 0:
+        out = torch.full(kept, float("-inf"), dtype=torch.float32)
+    else:
+        v = reduction_view(x, dims)
+        out = torch.empty(v.out_shape, dtype=torch.float32)
+        _C.softmax(*v.args(), out.data_ptr(), _KIND["logsumexp"])
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else s for d, s in enumerate(x.shape)))
+    return out

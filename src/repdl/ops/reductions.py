@@ -1,0 +1,179 @@
+"""Reductions: sum, sum_pairwise, mean, var, std, max, min, argmax, argmin.
+
+docs/CONTRACT.md, "Reductions", gives each one's chain.  Registered
+primitives: ``repdl::sum`` (sequential or pairwise), ``repdl::sqdev`` (var's
+second pass) and ``repdl::extremum``; the rest are compositions.
+"""
+import builtins
+from typing import List, Tuple
+
+import torch
+
+from .. import _checks, backends
+from .._library import Op
+from ..backends._views import keepdim_shape
+from ..backends.reference import _exact
+
+__all__ = ["sum", "sum_pairwise", "mean", "var", "std", "max", "min", "argmax", "argmin"]
+
+Tensor = torch.Tensor
+_ORDERS = ("sequential", "pairwise")
+
+
+def _kept_shape(x, dims, keepdim):
+    if keepdim:
+        return keepdim_shape(x.shape, dims)
+    return tuple(s for d, s in enumerate(x.shape) if d not in dims)
+
+
+def _sum_impl(x: Tensor, dims: List[int], keepdim: bool, order: str) -> Tensor:
+    return backends.for_tensor(x).sum(x, tuple(dims), keepdim, order=order)
+
+
+def _sum_fake(x, dims, keepdim, order):
+    return x.new_empty(_kept_shape(x, dims, keepdim))
+
+
+def _sqdev_impl(x: Tensor, mean: Tensor, dims: List[int], keepdim: bool) -> Tensor:
+    return backends.for_tensor(x).sqdev(x, mean, tuple(dims), keepdim)
+
+
+def _sqdev_fake(x, mean, dims, keepdim):
+    return x.new_empty(_kept_shape(x, dims, keepdim))
+
+
+def _extremum_impl(x: Tensor, dim: int, keepdim: bool, largest: bool) -> Tuple[Tensor, Tensor]:
+    return backends.for_tensor(x).extremum(x, dim, keepdim, largest=largest)
+
+
+def _extremum_fake(x, dim, keepdim, largest):
+    shape = _kept_shape(x, (dim,), keepdim)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+_sum = Op("sum", _sum_impl, _sum_fake)
+_sqdev = Op("sqdev", _sqdev_impl, _sqdev_fake)
+_extremum = Op("extremum", _extremum_impl, _extremum_fake)
+
+
+def _check_dtype_arg(op, dtype):
+    if dtype is not None and dtype != torch.float32:
+        raise TypeError(f"repdl.{op}: dtype={dtype} is not supported; RepDL reductions compute float32 only")
+
+
+def _reduce_sum(op, input, dim, keepdim, order):
+    _checks.check_float32(op, input=input)
+    dims = _checks.reduction_dims(op, dim, input.dim())
+    return _sum(input, list(dims), keepdim, order), dims
+
+
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Sequential sum over `dim` (None or () = all dims): acc = +0.0, then
+    acc = acc + x[r] in the reduced dims' row-major order."""
+    _check_dtype_arg("sum", dtype)
+    return _reduce_sum("sum", input, dim, keepdim, "sequential")[0]
+
+
+def sum_pairwise(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Pairwise sum over `dim`: split [0, n) at the largest power of two below
+    n, sum both halves the same way, add left + right."""
+    _check_dtype_arg("sum_pairwise", dtype)
+    return _reduce_sum("sum_pairwise", input, dim, keepdim, "pairwise")[0]
+
+
+def _count32(input, dims, like):
+    """fl32(number of reduced elements) as a 0-d tensor."""
+    n = 1
+    for d in dims:
+        n *= input.shape[d]
+    return torch.tensor(float(n), dtype=torch.float32, device=like.device), n
+
+
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """sum(input, dim) / fl32(n), one correctly rounded division."""
+    _check_dtype_arg("mean", dtype)
+    s, dims = _reduce_sum("mean", input, dim, keepdim, "sequential")
+    return _exact.canonical_nan(torch.div(s, _count32(input, dims, s)[0]))
+
+
+def _correction(op, correction, unbiased):
+    if unbiased is not None:
+        if correction is not None:
+            raise TypeError(f"repdl.{op}: pass either correction or unbiased, not both")
+        return 1 if unbiased else 0
+    if correction is None:
+        return 1
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"repdl.{op}: correction must be a number, got {type(correction).__name__}")
+    return correction
+
+
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Two passes: m = mean(input, dim); then fmachain(d, d) with d = x - m,
+    divided by fl32(max(0, n - correction))."""
+    _checks.check_float32("var", input=input)
+    if isinstance(dim, bool):  # torch.var(x, True) means unbiased=True
+        dim, unbiased = None, dim
+    corr = _correction("var", correction, unbiased)
+    dims = _checks.reduction_dims("var", dim, input.dim())
+    m = mean(input, dims, keepdim=False)
+    ss = _sqdev(input, m, list(dims), keepdim)
+    _, n = _count32(input, dims, ss)
+    denom = torch.tensor(float(builtins.max(0, n - corr)), dtype=torch.float32, device=ss.device)
+    return _exact.canonical_nan(torch.div(ss, denom))
+
+
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """sqrt(var(...)), the square root correctly rounded."""
+    return _exact.sqrt32(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def _extreme(op, input, dim, keepdim, largest):
+    _checks.check_float32(op, input=input)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"repdl.{op}: expected reduction dim to be specified for input.numel() == 0")
+        return _extremum(input.reshape(-1), 0, False, largest)[0]
+    if isinstance(dim, torch.Tensor):
+        raise TypeError(f"repdl.{op}: elementwise {op}(input, other) is not provided; pass an int dim")
+    d = _checks.wrap_dim(op, dim, input.dim())
+    if input.dim() == 0:  # a 0-d tensor is its own one-element line
+        value, index = _extremum(input.reshape(1), 0, False, largest)
+        return value.reshape(()), index.reshape(())
+    if input.shape[d] == 0:
+        raise IndexError(f"repdl.{op}: expected reduction dim {d} to have non-zero size")
+    return _extremum(input, d, keepdim, largest)
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False):
+    """max(input): the largest element; max(input, dim): (values, indices)
+    with ties to the first index and NaN beating every number."""
+    out = _extreme("max", input, dim, keepdim, True)
+    return out if dim is None else torch.return_types.max(out)
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False):
+    """As max, for the smallest element."""
+    out = _extreme("min", input, dim, keepdim, False)
+    return out if dim is None else torch.return_types.min(out)
+
+
+def _arg(op, input, dim, keepdim, largest):
+    _checks.check_float32(op, input=input)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(f"repdl.{op}: expected reduction dim to be specified for input.numel() == 0")
+        index = _extremum(input.reshape(-1), 0, False, largest)[1]
+        return index.reshape([1] * input.dim()) if keepdim else index
+    return _extreme(op, input, dim, keepdim, largest)[1]
+
+
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the first maximum (of the flattened input when dim is None)."""
+    return _arg("argmax", input, dim, keepdim, True)
+
+
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the first minimum (of the flattened input when dim is None)."""
+    return _arg("argmin", input, dim, keepdim, False)

@@ -1,0 +1,67 @@
+"""softmax, log_softmax, logsumexp (docs/CONTRACT.md, "Softmax family")."""
+from typing import List
+
+import torch
+
+from .. import _checks, backends
+from .._library import Op
+from ..backends._views import keepdim_shape
+
+__all__ = ["softmax", "log_softmax", "logsumexp"]
+
+Tensor = torch.Tensor
+
+
+def _softmax_impl(x: Tensor, dim: int, log: bool) -> Tensor:
+    return backends.for_tensor(x).softmax(x, dim, log=log)
+
+
+def _softmax_fake(x, dim, log):
+    return torch.empty_like(x)
+
+
+def _logsumexp_impl(x: Tensor, dims: List[int], keepdim: bool) -> Tensor:
+    return backends.for_tensor(x).logsumexp(x, tuple(dims), keepdim)
+
+
+def _logsumexp_fake(x, dims, keepdim):
+    if keepdim:
+        return x.new_empty(keepdim_shape(x.shape, dims))
+    return x.new_empty([s for d, s in enumerate(x.shape) if d not in dims])
+
+
+_softmax = Op("softmax", _softmax_impl, _softmax_fake)
+_logsumexp = Op("logsumexp", _logsumexp_impl, _logsumexp_fake)
+
+
+def _softmax_args(op, input, dim, dtype):
+    _checks.check_float32(op, input=input)
+    if dtype is not None and dtype != torch.float32:
+        raise TypeError(f"repdl.{op}: dtype={dtype} is not supported; RepDL computes float32 only")
+    if dim is None:
+        raise TypeError(f"repdl.{op}: dim must be given (an int); the implicit-dim form is not supported")
+    return _checks.wrap_dim(op, dim, input.dim())
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """m = max along dim, e = exp(x - m), s = seqsum(e), e / s."""
+    d = _softmax_args("softmax", input, dim, dtype)
+    if input.dim() == 0:
+        return _softmax(input.reshape(1), 0, False).reshape(())
+    return _softmax(input, d, False)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """(x - m) - log(seqsum(exp(x - m))), m = max along dim."""
+    d = _softmax_args("log_softmax", input, dim, dtype)
+    if input.dim() == 0:
+        return _softmax(input.reshape(1), 0, True).reshape(())
+    return _softmax(input, d, True)
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """log(seqsum(exp(x - m'))) + m' over dim (an int or a tuple), where m'
+    is the max over dim when finite and 0 otherwise."""
+    _checks.check_float32("logsumexp", input=input)
+    dims = _checks.reduction_dims("logsumexp", dim, input.dim())
+    return _logsumexp(input, list(dims), keepdim)
