@@ -8,5 +8,7 @@ import torch  # noqa: F401  (first: see _native)
 from . import _native, backends, ops, testing  # noqa: F401
 from ._native import isa, set_isa  # noqa: F401
 from .ops import *  # noqa: F401,F403
+from . import random  # noqa: F401
+from .random import manual_seed  # noqa: F401
 
 __version__ = "0.1.0"

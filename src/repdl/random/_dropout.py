@@ -1,0 +1,74 @@
+"""Dropout from RepDL's stream: keep-masks and the applied form with autograd.
+
+Element i (row-major) of a draw is dropped when u_i < p, i.e. when
+(w_i >> 8) < T = ceil(p * 2**24); one word per element, ceil(n / 4) blocks
+in training mode whatever p is (so changing p never shifts later draws).
+Applied: y = x * (keep ? s : 0.0) with s = fl32(1 / (1 - p)) (Python float
+arithmetic, then one rounding to float32), one float32 multiplication,
+which equals (x * mask) * s; p = 1 gives y = x * 0.0.  The backward pass
+regenerates the same mask from the saved (seed, offset): grad_x = grad_y *
+(keep ? s : 0.0).  See docs/CONTRACT.md section 7.
+"""
+import torch
+
+from . import _args
+from ._draws import threshold, _probability
+
+__all__ = ["dropout", "dropout_mask"]
+
+
+def scale(p: float) -> float:
+    """fl32(1 / (1 - p)) for p < 1; 0.0 for p = 1 (nothing is kept)."""
+    return 0.0 if p == 1.0 else _args.fl32(1.0 / (1.0 - p))
+
+
+def _apply(x, seed, offset, t, s):
+    y = _args.backend(x.device).dropout(seed, offset, x.contiguous(), t, s)
+    return y.view(x.shape)
+
+
+class _Dropout(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, seed, offset, t, s):
+        ctx.stream = (seed, offset, t, s)
+        return _apply(x, seed, offset, t, s)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _apply(grad, *ctx.stream), None, None, None, None
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout from RepDL's stream.
+
+    With training=False, returns input itself and draws nothing."""
+    _args.float32_tensor("dropout", "input", input)
+    p = _probability("dropout", p, ValueError)
+    g = _args.generator("dropout", generator)
+    if not training:
+        return input
+    n = input.numel()
+    seed, offset = g._reserve(_args.blocks(n, 4))
+    if p == 0.0 or n == 0:
+        return input  # x * 1.0 is x: nothing to compute, but the blocks are spent
+    t, s = threshold(p), scale(p)
+    if torch.is_grad_enabled() and input.requires_grad:
+        y = _Dropout.apply(input, seed, offset, t, s)
+    else:
+        y = _apply(input, seed, offset, t, s)
+    if inplace:
+        input.copy_(y)
+        return input
+    return y
+
+
+def dropout_mask(size, p=0.5, *, generator=None, device=None):
+    """The keep-mask a dropout of this size would use: a bool tensor, True
+    where the element is kept ((w >> 8) >= ceil(p * 2**24))."""
+    shape = _args.size("dropout_mask", (size,))
+    p = _probability("dropout_mask", p, ValueError)
+    dev = _args.device(device)
+    g = _args.generator("dropout_mask", generator)
+    n = _args.numel(shape)
+    seed, offset = g._reserve(_args.blocks(n, 4))
+    return _args.backend(dev).keep_mask(seed, offset, n, threshold(p), dev).view(shape)
