@@ -1,67 +1,62 @@
-// TEMPORARY bodies: float64 libm rounded to float32 (not yet correctly
-// rounded on hard cases).  Replaced by the table-checked kernels.
-#include <cmath>
-
-#include "common/nan.h"
+// The public API (elementwise.h): instruction-set dispatch, the registry and
+// the threaded entry points.
+#include "common/isa.h"
 #include "common/parallel.h"
+#include "elementwise/cr.h"
 #include "elementwise/elementwise.h"
 
 namespace repdl {
 namespace elementwise {
 namespace {
-
-template <class F>
-void map(const float* x, float* y, int64_t n, F f) {
-  IeeeFpGuard guard;
-  for (int64_t i = 0; i < n; ++i) y[i] = canonical_nan(static_cast<float>(f(static_cast<double>(x[i]))));
-}
-
+bool use_avx2() { return active_isa() == Isa::avx2; }
+constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
 }  // namespace
 
-void exp(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::exp(v); }); }
-void exp2(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::exp2(v); }); }
-void expm1(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::expm1(v); }); }
-void log(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::log(v); }); }
-void log2(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::log2(v); }); }
-void log10(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::log10(v); }); }
-void log1p(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::log1p(v); }); }
-void sqrt(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::sqrt(v); }); }
-void rsqrt(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return 1.0 / std::sqrt(v); }); }
-void reciprocal(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return 1.0 / v; }); }
-void sin(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::sin(v); }); }
-void cos(const float* x, float* y, int64_t n) { map(x, y, n, [](double v) { return std::cos(v); }); }
+#define REPDL_DEFINE(name, S)                          \
+  void name(const float* x, float* y, int64_t n) {     \
+    IeeeFpGuard guard;                                 \
+    if (use_avx2()) avx2_row::name(x, y, n);           \
+    else generic_row::name(x, y, n);                   \
+  }
+REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
+#undef REPDL_DEFINE
 
 void div(const float* a, const float* b, float* y, int64_t n) {
   IeeeFpGuard guard;
-  for (int64_t i = 0; i < n; ++i) y[i] = canonical_nan(a[i] / b[i]);
+  if (use_avx2()) avx2_row::div(a, b, y, n);
+  else generic_row::div(a, b, y, n);
 }
 void div_scalar_rhs(const float* a, float b, float* y, int64_t n) {
   IeeeFpGuard guard;
-  for (int64_t i = 0; i < n; ++i) y[i] = canonical_nan(a[i] / b);
+  if (use_avx2()) avx2_row::div_scalar_rhs(a, b, y, n);
+  else generic_row::div_scalar_rhs(a, b, y, n);
 }
 void div_scalar_lhs(float a, const float* b, float* y, int64_t n) {
   IeeeFpGuard guard;
-  for (int64_t i = 0; i < n; ++i) y[i] = canonical_nan(a / b[i]);
+  if (use_avx2()) avx2_row::div_scalar_lhs(a, b, y, n);
+  else generic_row::div_scalar_lhs(a, b, y, n);
 }
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   IeeeFpGuard guard;
-  const uint64_t m = p < 0 ? 0 - static_cast<uint64_t>(p) : static_cast<uint64_t>(p);
-  for (int64_t i = 0; i < n; ++i) {
-    float r = 1.0f, b = x[i];
-    for (uint64_t k = m; k != 0; k >>= 1) {
-      if (k & 1) r = r * b;
-      if (k > 1) b = b * b;
-    }
-    if (p < 0) r = 1.0f / r;
-    y[i] = canonical_nan(r);
-  }
+  if (use_avx2()) avx2_row::pow_int(x, p, y, n);
+  else generic_row::pow_int(x, p, y, n);
+}
+
+void eval64(Unary f, const float* x, double* y, int64_t n) {
+  IeeeFpGuard guard;
+  if (use_avx2()) avx2_row::eval64(f, x, y, n);
+  else generic_row::eval64(f, x, y, n);
 }
 
 namespace {
-const char* const kNames[] = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
-                              "sqrt", "rsqrt", "reciprocal", "sin", "cos"};
-const UnaryFn kFns[] = {exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos};
-constexpr int64_t kGrain = int64_t{1} << 15;
+#define REPDL_NAME(name, S) #name,
+const char* const kNames[] = {REPDL_ELEMENTWISE_UNARY(REPDL_NAME)};
+#undef REPDL_NAME
+#define REPDL_FN(name, S) name,
+const UnaryFn kFns[] = {REPDL_ELEMENTWISE_UNARY(REPDL_FN)};
+#undef REPDL_FN
+static_assert(sizeof(kFns) / sizeof(kFns[0]) == static_cast<size_t>(Unary::count),
+              "cr.h's list and elementwise.h's Unary must name the same functions in the same order");
 }  // namespace
 
 const char* unary_name(Unary f) { return kNames[static_cast<int>(f)]; }

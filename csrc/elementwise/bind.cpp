@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/pyargs.h"
+#include "elementwise/cr.h"
 #include "elementwise/elementwise.h"
 
 namespace repdl {
@@ -82,7 +83,36 @@ PyObject* py_pow_int(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// cr_eval64(index, x, y64, n): the row's float64 values before rounding (single thread).
+PyObject* py_eval64(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 4, &v)) return nullptr;
+  if (v[0] < 0 || v[0] >= static_cast<int64_t>(Unary::count)) {
+    PyErr_SetString(PyExc_IndexError, "unknown elementwise function index");
+    return nullptr;
+  }
+  Py_BEGIN_ALLOW_THREADS
+  elementwise::eval64(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<double>(v[2]), v[3]);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+// cr_table(index) -> (window, bytes of the (input, result) uint32 pairs) as compiled in.
+PyObject* py_table(PyObject*, PyObject* arg) {
+  const long i = PyLong_AsLong(arg);
+  if (i == -1 && PyErr_Occurred()) return nullptr;
+  if (i < 0 || i >= static_cast<long>(Unary::count)) {
+    PyErr_SetString(PyExc_IndexError, "unknown elementwise function index");
+    return nullptr;
+  }
+  const elementwise::CrTable& t = elementwise::table(static_cast<Unary>(i));
+  return Py_BuildValue("(Iy#)", t.window, reinterpret_cast<const char*>(t.pairs),
+                       static_cast<Py_ssize_t>(t.count) * 8);
+}
+
 const PyMethodDef kMethods[] = {
+    {"cr_eval64", py_eval64, METH_VARARGS, "Raw float64 evaluation of a correctly rounded function (diagnostics)."},
+    {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},
     {"cr_div", py_div, METH_VARARGS, "IEEE float32 division over dense arrays."},

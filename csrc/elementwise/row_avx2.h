@@ -1,0 +1,107 @@
+// Row "avx2": the kernels' vocabulary on four float64 lanes (eight float32
+// lanes for the exact kernels) with AVX2 and FMA.  Each operation is the
+// lane-wise counterpart of row_generic.h's, with the same IEEE-754 rounding,
+// so both rows compute identical float64 values.
+//
+// Included inside `namespace repdl::elementwise::avx2_row` in a file that
+// enabled `#pragma GCC target("avx2,fma")` and included <immintrin.h>,
+// <cstdint> and <cstring>; it includes nothing itself.
+
+constexpr int kLanes = 4;
+constexpr int kFloatLanes = 8;
+
+struct D {
+  __m256d v;
+  D() = default;
+  D(__m256d a) : v(a) {}                     // NOLINT: implicit by design
+  D(double a) : v(_mm256_set1_pd(a)) {}      // NOLINT: constants splat
+};
+struct M {
+  __m256d v;
+};
+struct U {
+  __m256i v;
+  U() = default;
+  U(__m256i a) : v(a) {}                                           // NOLINT
+  U(uint64_t a) : v(_mm256_set1_epi64x(static_cast<long long>(a))) {}  // NOLINT
+};
+struct F {
+  __m256 v;
+};
+
+inline D operator+(D a, D b) { return _mm256_add_pd(a.v, b.v); }
+inline D operator-(D a, D b) { return _mm256_sub_pd(a.v, b.v); }
+inline D operator*(D a, D b) { return _mm256_mul_pd(a.v, b.v); }
+inline D operator/(D a, D b) { return _mm256_div_pd(a.v, b.v); }
+inline D operator-(D a) { return _mm256_xor_pd(a.v, _mm256_set1_pd(-0.0)); }
+inline D fma(D a, D b, D c) { return _mm256_fmadd_pd(a.v, b.v, c.v); }
+inline D select(M m, D a, D b) { return _mm256_blendv_pd(b.v, a.v, m.v); }
+inline U select(M m, U a, U b) {
+  return _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(b.v), _mm256_castsi256_pd(a.v), m.v));
+}
+inline M lt(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_LT_OQ)}; }
+inline M le(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_LE_OQ)}; }
+inline M gt(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_GT_OQ)}; }
+inline M ge(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_GE_OQ)}; }
+inline M eq(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_EQ_OQ)}; }
+inline M is_nan(D a) { return {_mm256_cmp_pd(a.v, a.v, _CMP_UNORD_Q)}; }
+inline M m_or(M a, M b) { return {_mm256_or_pd(a.v, b.v)}; }
+inline M m_and(M a, M b) { return {_mm256_and_pd(a.v, b.v)}; }
+inline M m_not(M a) { return {_mm256_xor_pd(a.v, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)))}; }
+inline int movemask(M m) { return _mm256_movemask_pd(m.v); }
+inline U bits(D a) { return _mm256_castpd_si256(a.v); }
+inline D from_bits(U u) { return _mm256_castsi256_pd(u.v); }
+inline U operator+(U a, U b) { return _mm256_add_epi64(a.v, b.v); }
+inline U operator-(U a, U b) { return _mm256_sub_epi64(a.v, b.v); }
+inline U operator&(U a, U b) { return _mm256_and_si256(a.v, b.v); }
+inline U operator|(U a, U b) { return _mm256_or_si256(a.v, b.v); }
+inline U operator^(U a, U b) { return _mm256_xor_si256(a.v, b.v); }
+inline U shl(U a, int n) { return _mm256_slli_epi64(a.v, n); }
+inline U shr(U a, int n) { return _mm256_srli_epi64(a.v, n); }  // logical
+inline M ieq(U a, U b) { return {_mm256_castsi256_pd(_mm256_cmpeq_epi64(a.v, b.v))}; }
+inline M igt(U a, U b) { return {_mm256_castsi256_pd(_mm256_cmpgt_epi64(a.v, b.v))}; }  // signed
+inline D gather(const double* base, U index) {
+  return _mm256_i64gather_pd(base, index.v, 8);
+}
+inline double lane(D a, int j) {
+  alignas(32) double t[4];
+  _mm256_store_pd(t, a.v);
+  return t[j];
+}
+inline void set_lane(D& a, int j, double v) {
+  alignas(32) double t[4];
+  _mm256_store_pd(t, a.v);
+  t[j] = v;
+  a.v = _mm256_load_pd(t);
+}
+inline uint64_t lane(U a, int j) {
+  alignas(32) uint64_t t[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(t), a.v);
+  return t[j];
+}
+inline void set_lane(U& a, int j, uint64_t v) {
+  alignas(32) uint64_t t[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(t), a.v);
+  t[j] = v;
+  a.v = _mm256_load_si256(reinterpret_cast<const __m256i*>(t));
+}
+
+// fl32(1 / fl32(sqrt x)) for lanes holding float32 values (IEEE float32
+// square root and division: the same bits as the generic row's seed).
+inline D f32_rsqrt_seed(D x) {
+  const __m128 xf = _mm256_cvtpd_ps(x.v);  // exact: x holds float32 values
+  const __m128 y = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(xf));
+  return _mm256_cvtps_pd(y);
+}
+
+// float32 lanes
+inline F f32_sqrt(F a) { return {_mm256_sqrt_ps(a.v)}; }
+inline F f32_div(F a, F b) { return {_mm256_div_ps(a.v, b.v)}; }
+inline F f32_mul(F a, F b) { return {_mm256_mul_ps(a.v, b.v)}; }
+inline F f32_load(const float* p) { return {_mm256_loadu_ps(p)}; }
+inline F f32_splat(float v) { return {_mm256_set1_ps(v)}; }
+inline void f32_store(float* p, F a) {
+  // The contract's NaN: every NaN written is 0x7FC00000.
+  const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+  _mm256_storeu_ps(p, _mm256_blendv_ps(a.v, qnan, _mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q)));
+}

@@ -1,0 +1,100 @@
+// The generic (portable, one lane) row of every elementwise kernel.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "common/nan.h"
+#include "elementwise/cr.h"
+
+namespace repdl {
+namespace elementwise {
+namespace generic_row {
+
+#include "elementwise/row_generic.h"
+#include "elementwise/kernels.h"
+
+namespace {
+
+uint32_t bits32(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+// The quick test of the AVX2 row, lane by lane: v may lie within W ulps of a
+// midpoint (normal float32 range), or is below 2^-126 (settle decides).
+inline bool maybe_near(double v, uint32_t w) {
+  const uint64_t b = bits(v);
+  const uint64_t t = (b + (uint64_t{w} - (uint64_t{1} << 28))) & ((uint64_t{1} << 29) - 1);
+  return t <= 2 * uint64_t{w} || (b & 0x7FFFFFFFFFFFFFFFull) < (uint64_t{1023 - 126} << 52);
+}
+
+template <class S>
+void run(const float* x, float* y, int64_t n, const CrTable& t) {
+  if constexpr (S::kTable) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float xi = x[i];
+      const double v = S::eval(static_cast<double>(xi));
+      float r = static_cast<float>(v);
+      if (maybe_near(v, t.window)) r = settle(t, bits32(xi), v, r);
+      y[i] = canonical_nan(r);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) f32_store(y + i, S::eval32(x[i]));
+  }
+}
+
+template <class S>
+void run64(const float* x, double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (S::kTable) y[i] = S::eval(static_cast<double>(x[i]));
+    else y[i] = static_cast<double>(S::eval32(x[i]));
+  }
+}
+
+}  // namespace
+
+#define REPDL_DEFINE(name, S) \
+  void name(const float* x, float* y, int64_t n) { run<S>(x, y, n, table(Unary::name)); }
+REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
+#undef REPDL_DEFINE
+
+void eval64(Unary f, const float* x, double* y, int64_t n) {
+  switch (f) {
+#define REPDL_CASE(name, S) \
+  case Unary::name:         \
+    return run64<S>(x, y, n);
+    REPDL_ELEMENTWISE_UNARY(REPDL_CASE)
+#undef REPDL_CASE
+    default:
+      return;
+  }
+}
+
+void div(const float* a, const float* b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a[i], b[i]));
+}
+void div_scalar_rhs(const float* a, float b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a[i], b));
+}
+void div_scalar_lhs(float a, const float* b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a, b[i]));
+}
+
+void pow_int(const float* x, int64_t p, float* y, int64_t n) {
+  const uint64_t m = p < 0 ? uint64_t{0} - static_cast<uint64_t>(p) : static_cast<uint64_t>(p);
+  for (int64_t i = 0; i < n; ++i) {
+    F r = 1.0f, b = x[i];
+    for (uint64_t k = m; k != 0;) {
+      if (k & 1) r = f32_mul(r, b);
+      k >>= 1;
+      if (k != 0) b = f32_mul(b, b);
+    }
+    if (p < 0) r = f32_div(1.0f, r);
+    f32_store(y + i, r);
+  }
+}
+
+}  // namespace generic_row
+}  // namespace elementwise
+}  // namespace repdl

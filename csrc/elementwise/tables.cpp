@@ -1,0 +1,147 @@
+// The hard-case tables (one generated file per function, shared with the
+// reference backend) and the portable scalar helpers of cr.h.
+#include <cmath>
+#include <cstring>
+
+#include "elementwise/cr.h"
+
+namespace repdl {
+namespace elementwise {
+namespace {
+
+// Each .inc file is "W, count, x0, r0, x1, r1, ..." (tools/cr/generate.py).
+const uint32_t kExp[] = {
+#include "../../src/repdl/crtables/exp.inc"
+};
+const uint32_t kExp2[] = {
+#include "../../src/repdl/crtables/exp2.inc"
+};
+const uint32_t kExpm1[] = {
+#include "../../src/repdl/crtables/expm1.inc"
+};
+const uint32_t kLog[] = {
+#include "../../src/repdl/crtables/log.inc"
+};
+const uint32_t kLog2[] = {
+#include "../../src/repdl/crtables/log2.inc"
+};
+const uint32_t kLog10[] = {
+#include "../../src/repdl/crtables/log10.inc"
+};
+const uint32_t kLog1p[] = {
+#include "../../src/repdl/crtables/log1p.inc"
+};
+const uint32_t kRsqrt[] = {
+#include "../../src/repdl/crtables/rsqrt.inc"
+};
+const uint32_t kSin[] = {
+#include "../../src/repdl/crtables/sin.inc"
+};
+const uint32_t kCos[] = {
+#include "../../src/repdl/crtables/cos.inc"
+};
+
+template <size_t N>
+constexpr CrTable make(const uint32_t (&a)[N]) {
+  return CrTable{a[0], a[1], a + 2};
+}
+
+// Functions that are exact by construction (IEEE sqrt and division).
+constexpr CrTable kNone{0, 0, nullptr};
+
+const CrTable kTables[] = {
+    make(kExp), make(kExp2), make(kExpm1), make(kLog), make(kLog2), make(kLog10), make(kLog1p),
+    kNone /* sqrt */, make(kRsqrt), kNone /* reciprocal */, make(kSin), make(kCos),
+};
+static_assert(sizeof(kTables) / sizeof(kTables[0]) == static_cast<size_t>(Unary::count),
+              "one table per unary function, in the order of Unary");
+
+}  // namespace
+
+const CrTable& table(Unary f) { return kTables[static_cast<int>(f)]; }
+
+uint64_t midpoint_distance(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  const int e = static_cast<int>((b >> 52) & 0x7FF);
+  if (e == 0 || e == 0x7FF) return ~uint64_t{0};
+  const uint64_t mant = (b & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  int s = 29 + (e < 1023 - 126 ? (1023 - 126) - e : 0);
+  if (s > 60) s = 60;
+  const uint64_t low = mant & ((uint64_t{1} << s) - 1), half = uint64_t{1} << (s - 1);
+  return low > half ? low - half : half - low;
+}
+
+float settle(const CrTable& t, uint32_t xbits, double v, float r) {
+  if (t.count == 0 || midpoint_distance(v) > t.window) return r;
+  uint32_t lo = 0, hi = t.count;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (t.pairs[2 * mid] < xbits) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < t.count && t.pairs[2 * lo] == xbits) {
+    float out;
+    std::memcpy(&out, &t.pairs[2 * lo + 1], sizeof out);
+    return out;
+  }
+  return r;
+}
+
+namespace {
+// 2/pi = 0.a2f9836e4e441529fc27... (hex), bits b_1 b_2 ... from the most
+// significant bit of word 0 (tools/cr/polyfit.py prints them; a test checks
+// them against MPFR).
+const uint64_t kTwoOverPiBits[6] = {
+    0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
+    0xfe5163abdebbc561ull, 0xb7246e3a424dd2e0ull, 0x06492eea09d1921cull,
+};
+using u128 = unsigned __int128;
+using i128 = __int128;
+
+// Bits b_s .. b_{s+125} of 2/pi as a 126-bit integer (b_j = 0 for j < 1).
+u128 two_over_pi_window(int s) {
+  const int p = s - 1;  // 0-based position of b_s
+  if (p < 0) return two_over_pi_window(1) >> (-p);
+  const int w = p / 64, o = p % 64;
+  u128 top = (static_cast<u128>(kTwoOverPiBits[w]) << 64) | kTwoOverPiBits[w + 1];
+  if (o != 0) top = (top << o) | (kTwoOverPiBits[w + 2] >> (64 - o));
+  return top >> 2;
+}
+}  // namespace
+
+double reduce_pio2_large(float x, int64_t* q) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  const bool negative = (b >> 31) != 0;
+  const uint64_t m = (b & 0x7FFFFFu) | 0x800000u;       // |x| = m * 2^e, m < 2^24
+  const int e = static_cast<int>((b >> 23) & 0xFF) - 150;  // e >= -3 for |x| >= 2^20
+  // |x| * 2/pi mod 4 = (m * W mod 2^126) * 2^-124, W = bits b_{e-1} .. b_{e+124}:
+  // bits b_j with j <= e-2 add multiples of 4 and the truncated tail adds
+  // less than m * 2^-124 < 2^-100.
+  const u128 w = two_over_pi_window(e - 1);
+  const u128 lo = static_cast<u128>(m) * static_cast<uint64_t>(w);
+  const u128 hi = static_cast<u128>(m) * static_cast<uint64_t>(w >> 64);
+  const u128 p = (lo + (hi << 64)) & ((static_cast<u128>(1) << 126) - 1);
+  int64_t k = static_cast<int64_t>(p >> 124);
+  const u128 frac = p & ((static_cast<u128>(1) << 124) - 1);
+  i128 f = static_cast<i128>(frac);
+  if ((frac >> 123) & 1) {  // round k to nearest: f in [-2^123, 2^123)
+    f -= static_cast<i128>(1) << 124;
+    k += 1;
+  }
+  // r = f * 2^-124 * pi/2, with f split into two doubles (f = fh + fl exactly).
+  const double fh = static_cast<double>(f);
+  const double fl = static_cast<double>(f - static_cast<i128>(fh));
+  constexpr double kPio2Hi = 0x1.921fb54442d18p+0, kPio2Lo = 0x1.1a62633145c07p-54;
+  double r = std::fma(fh, kPio2Hi, std::fma(fh, kPio2Lo, fl * kPio2Hi)) * 0x1p-124;
+  if (negative) {
+    r = -r;
+    k = -k;
+  }
+  *q = k & 3;
+  return r;
+}
+
+}  // namespace elementwise
+}  // namespace repdl
