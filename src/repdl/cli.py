@@ -5,21 +5,13 @@ import sys
 import torch
 
 import repdl
-from repdl.verify import tensor_hash
-
-
-def _deterministic_matrix(rows, cols, salt):
-    """Values in [-0.5, 0.5) from an integer hash of the position: the same
-    on every machine without any floating-point step but one exact scaling."""
-    i = torch.arange(rows * cols, dtype=torch.int64) + salt * 1_000_003
-    h = (i * 2654435761 + 12345) % (1 << 24)
-    return (h.to(torch.float32) * (2.0 ** -24) - 0.5).reshape(rows, cols)
+from repdl.verify import pattern, tensor_hash
 
 
 def demo(args) -> int:
     """Multiply two fixed matrices reproducibly and print the result's hash."""
-    a = _deterministic_matrix(257, 513, 1)
-    b = _deterministic_matrix(513, 129, 2)
+    a = pattern(257, 513, salt=1)
+    b = pattern(513, 129, salt=2)
     c = repdl.mm(a, b)
     print(f"repdl {repdl.__version__}, torch {torch.__version__}, isa {repdl.isa()}, "
           f"threads {torch.get_num_threads()}")

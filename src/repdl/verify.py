@@ -21,3 +21,16 @@ def state_hash(tensors) -> str:
     for t in tensors:
         h.update(tensor_hash(t).encode())
     return h.hexdigest()
+
+
+def pattern(*shape, salt: int = 0) -> torch.Tensor:
+    """A float32 tensor of values in [-0.5, 0.5) that is the same on every
+    machine: an integer hash of the element's position, scaled by 2^-24
+    (exactly).  For inputs of reproducibility checks, where torch.randn will
+    not do (its values depend on the CPU's instruction set)."""
+    n = 1
+    for s in shape:
+        n *= s
+    i = torch.arange(n, dtype=torch.int64) + salt * 1_000_003
+    h = (i * 2654435761 + 12345) % (1 << 24)
+    return (h.to(torch.float32) * (2.0 ** -24) - 0.5).reshape(shape)

@@ -111,11 +111,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"repdl.matmul: batch dimensions of {_shape(input)} and {_shape(other)} cannot be broadcast") from None
     out = _matmul(a, b)
-    if db == 1:
-        out = out.squeeze(-1)
-    if da == 1:
-        out = out.squeeze(-2)
-    return out
+    # drop the row / column that a 1-D operand was promoted to
+    shape = out.shape[:-2] + out.shape[-2:-1] * (da > 1) + out.shape[-1:] * (db > 1)
+    return out.reshape(shape)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:

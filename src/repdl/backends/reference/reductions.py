@@ -13,7 +13,7 @@ def _reduced_last(x, dims):
     R = 1
     for d in dims:
         R *= x.shape[d]
-    return x.permute(*kept, *dims).reshape(*(x.shape[d] for d in kept), R)
+    return x.permute(tuple(kept) + tuple(dims)).reshape(*(x.shape[d] for d in kept), R)
 
 
 def _shaped(out, x, dims, keepdim):

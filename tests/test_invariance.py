@@ -1,0 +1,57 @@
+"""Reproducibility the way users lose it: the same job in separate processes
+under different thread counts, ATen instruction sets, MKL settings and
+RepDL kernel paths must give bit-identical results."""
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+JOB = Path(__file__).with_name("invariance_job.py")
+
+VARIANTS = {
+    "default": {},
+    "omp1": {"OMP_NUM_THREADS": "1"},
+    "omp2": {"OMP_NUM_THREADS": "2"},
+    "aten_default": {"ATEN_CPU_CAPABILITY": "default"},
+    "aten_avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
+    "mkl_compatible": {"MKL_CBWR": "COMPATIBLE"},
+    "mkl_auto": {"MKL_CBWR": "AUTO"},
+    "repdl_generic": {"REPDL_ISA": "generic", "OMP_NUM_THREADS": "1"},
+    "repdl_auto": {"REPDL_ISA": "auto", "OMP_NUM_THREADS": "3"},
+}
+
+
+def run_job(env_overrides, script=JOB):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_NUM_THREADS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "REPDL_ISA")}
+    env.update(env_overrides)
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def results():
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(VARIANTS, pool.map(run_job, VARIANTS.values())))
+
+
+@pytest.mark.subprocess
+def test_repdl_results_identical_across_environments(results):
+    base = results["default"]["repdl"]
+    for variant, res in results.items():
+        differing = [op for op in base if res["repdl"][op] != base[op]]
+        assert not differing, f"{variant}: {differing} differ from the default environment"
+
+
+@pytest.mark.subprocess
+def test_the_environments_really_differ(results):
+    """Negative control: plain torch on the same job does change with these
+    settings, so the variants reach the processes and the test above can fail."""
+    base = results["default"]["torch"]
+    moved = {v: [op for op in base if r["torch"][op] != base[op]] for v, r in results.items()}
+    assert any(moved.values()), "torch gave identical bits in every environment; the variants had no effect"

@@ -1,0 +1,210 @@
+"""fma32, dot, mm, bmm, matmul, addmm, linear: fast path == reference, bit for bit."""
+import pytest
+import torch
+
+import repdl
+from repdl import backends
+from repdl.backends import cpu, reference as ref
+from repdl.testing import assert_bitwise_equal
+
+from values import HUGE, SPECIALS, TINY, layouts, sprinkle, wide
+
+
+# ---- fma32 ---------------------------------------------------------------------------------
+
+def test_fma32_is_single_rounding():
+    # (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 exactly; two roundings would give 0.
+    a = torch.tensor([1 + 2.0 ** -23])
+    b = torch.tensor([1 - 2.0 ** -23])
+    c = torch.tensor([-1.0])
+    assert repdl.fma32(a, b, c).item() == -(2.0 ** -46)
+    assert ((a * b) + c).item() == 0.0
+
+
+def test_fma32_matches_reference(gen, isa):
+    a, b, c = (sprinkle(wide(4099, gen=gen), SPECIALS + TINY, gen) for _ in range(3))
+    assert_bitwise_equal(cpu.fma32(a, b, c), ref.fma32(a, b, c))
+    # broadcasting
+    assert_bitwise_equal(cpu.fma32(a[:7, None], b[None, :5], c[:1]), ref.fma32(a[:7, None], b[None, :5], c[:1]))
+
+
+def test_fma32_nan_is_canonical(isa):
+    inf, nan = float("inf"), float("nan")
+    a = torch.tensor([inf, 0.0, -nan, 1.0])
+    b = torch.tensor([0.0, inf, 1.0, 1.0])
+    c = torch.tensor([1.0, 1.0, 1.0, -nan])
+    out = repdl.fma32(a, b, c)
+    assert (out.view(torch.int32) == 0x7FC00000).all()
+
+
+# ---- mm and friends ---------------------------------------------------------------------------
+
+# (M, N, K): empty dims, ones, primes, and sizes that cross the micro-tile
+# (6x16), the K block (256) and the M block (144).
+MM_SHAPES = [(0, 5, 3), (5, 0, 3), (4, 6, 0), (1, 1, 1), (1, 17, 1), (1, 1, 300), (3, 1, 7),
+             (7, 13, 257), (13, 35, 31), (6, 16, 256), (149, 37, 263), (2, 97, 5)]
+
+
+@pytest.mark.parametrize("m,n,k", MM_SHAPES)
+def test_mm_matches_reference(m, n, k, gen, isa):
+    a = wide(m, k, gen=gen, spread=4)
+    b = wide(k, n, gen=gen, spread=4)
+    expected = ref.matmul(a, b)
+    for la, a_view in layouts(a):
+        for lb, b_view in layouts(b):
+            assert_bitwise_equal(repdl.mm(a_view, b_view), expected, f"{la} x {lb}")
+
+
+def test_mm_adversarial_values(gen, isa):
+    a = sprinkle(wide(23, 300, gen=gen), SPECIALS + TINY + HUGE, gen, 0.1)
+    b = sprinkle(wide(300, 19, gen=gen), SPECIALS + TINY + HUGE, gen, 0.1)
+    assert_bitwise_equal(repdl.mm(a, b), ref.matmul(a, b))
+    # Every product is a tiny negative number: each fma rounds the exact
+    # (negative) sum, so the chain ends at -0.0, where rounding the products
+    # first would have given +0.0.
+    t = torch.tensor(TINY * 30)[:64].abs()
+    assert_bitwise_equal(repdl.mm(t[None, :], -t[:, None]), ref.matmul(t[None, :], -t[:, None]))
+    assert repdl.dot(t, -t).view(torch.int32).item() == -(2 ** 31)  # -0.0
+    # Products that are exactly -0.0 add to the initial +0.0: +0.0.
+    z = torch.full((5,), -0.0)
+    assert repdl.dot(z, torch.ones(5)).view(torch.int32).item() == 0
+
+
+def test_mm_subnormal_results_are_kept(isa):
+    a = torch.tensor([[2.0 ** -70, 2.0 ** -70]])
+    b = torch.tensor([[2.0 ** -70], [2.0 ** -72]])
+    expected = 2.0 ** -140 + 2.0 ** -142
+    assert repdl.mm(a, b).item() == expected
+
+
+def test_dot_huge_k(gen, isa):
+    k = 100_000
+    x, y = wide(k, gen=gen, spread=3), wide(k, gen=gen, spread=3)
+    assert_bitwise_equal(repdl.dot(x, y), ref.matmul(x[None], y[:, None]).reshape(()))
+
+
+def test_mm_is_batch_invariant(gen, isa):
+    a = wide(37, 300, gen=gen, spread=2)
+    b = wide(300, 50, gen=gen, spread=2)
+    full = repdl.mm(a, b)
+    for i in range(a.shape[0]):
+        assert_bitwise_equal(repdl.mm(a[i : i + 1], b), full[i : i + 1], f"row {i}")
+    for lo, hi in [(0, 6), (5, 17), (30, 37)]:
+        assert_bitwise_equal(repdl.mm(a[lo:hi], b), full[lo:hi])
+
+
+def test_mm_thread_count_invariant(gen, isa):
+    a = wide(150, 300, gen=gen, spread=2)
+    b = wide(300, 70, gen=gen, spread=2)
+    saved = torch.get_num_threads()
+    try:
+        results = []
+        for t in (1, 2, 3):
+            torch.set_num_threads(t)
+            results.append(repdl.mm(a, b))
+    finally:
+        torch.set_num_threads(saved)
+    for r in results[1:]:
+        assert_bitwise_equal(r, results[0])
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((5, 2, 3), (3, 4)),
+                                   ((2, 3), (6, 3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)),
+                                   ((2, 3, 4), (4,))])
+def test_matmul_broadcasting(sa, sb, gen, isa):
+    a, b = wide(*sa, gen=gen, spread=2), wide(*sb, gen=gen, spread=2)
+    out = repdl.matmul(a, b)
+    assert out.shape == torch.matmul(a, b).shape
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
+    assert_bitwise_equal(out, ref.matmul(a2, b2).reshape(out.shape))
+
+
+def test_bmm_and_expanded_operands(gen, isa):
+    a, b = wide(4, 9, 11, gen=gen), wide(4, 11, 6, gen=gen)
+    assert_bitwise_equal(repdl.bmm(a, b), ref.matmul(a, b))
+    shared = wide(11, 6, gen=gen)
+    assert_bitwise_equal(repdl.bmm(a, shared.expand(4, 11, 6)), ref.matmul(a, shared))
+
+
+def test_linear(gen, isa):
+    x, w, bias = wide(2, 5, 33, gen=gen, spread=2), wide(7, 33, gen=gen, spread=2), wide(7, gen=gen)
+    y = repdl.linear(x, w, bias)
+    expected = ref.fma32(torch.ones(()), ref.matmul(x, w.t()), bias)  # 1*p + b: one rounding
+    assert_bitwise_equal(y, expected)
+    assert_bitwise_equal(repdl.linear(x[0, 0], w), ref.matmul(x[0, :1], w.t())[0])
+    assert_bitwise_equal(repdl.linear(x.transpose(0, 1), w), ref.matmul(x.transpose(0, 1), w.t()))
+
+
+def test_addmm(gen, isa):
+    inp, m1, m2 = wide(5, 6, gen=gen), wide(5, 9, gen=gen), wide(9, 6, gen=gen)
+    p = ref.matmul(m1, m2)
+    assert_bitwise_equal(repdl.addmm(inp, m1, m2), ref.fma32(torch.ones(()), p, inp))
+    got = repdl.addmm(inp[0], m1, m2, beta=0.5, alpha=3.0)
+    expected = ref.fma32(torch.ones(()), ref.fma32(torch.tensor(3.0), p, torch.zeros(())),
+                         ref.fma32(torch.tensor(0.5), inp[0], torch.zeros(())))
+    assert_bitwise_equal(got, expected)
+    nan_input = torch.full((5, 6), float("nan"))
+    assert_bitwise_equal(repdl.addmm(nan_input, m1, m2, beta=0), p)  # input not read
+
+
+# ---- bad input -------------------------------------------------------------------------------------
+
+def test_errors():
+    a = torch.randn(2, 3)
+    with pytest.raises(TypeError, match="float32"):
+        repdl.mm(a.double(), a.double().t())
+    with pytest.raises(TypeError, match="float32"):
+        repdl.mm(a.half(), a.half().t())
+    with pytest.raises(TypeError, match="float32"):
+        repdl.matmul(torch.ones(2, 3, dtype=torch.int64), torch.ones(3, 2, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"2x3.*4x5"):
+        repdl.mm(a, torch.randn(4, 5))
+    with pytest.raises(RuntimeError, match="2D"):
+        repdl.mm(a, torch.randn(3))
+    with pytest.raises(RuntimeError):
+        repdl.bmm(torch.randn(2, 3, 4), torch.randn(3, 4, 5))
+    with pytest.raises(RuntimeError):
+        repdl.dot(torch.randn(3), torch.randn(4))
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        repdl.matmul(torch.randn(2, 3), torch.randn(4))
+    with pytest.raises(RuntimeError):
+        repdl.linear(torch.randn(3, 4), torch.randn(5, 3))
+    with pytest.raises(TypeError):
+        repdl.mm([[1.0]], a)
+
+
+def test_other_devices_use_the_reference():
+    meta = torch.empty(3, 4, device="meta")
+    assert backends.for_tensor(meta) is ref
+    assert backends.for_tensor(torch.empty(1)) is cpu
+    out = repdl.mm(meta, torch.empty(4, 5, device="meta"))
+    assert out.shape == (3, 5) and out.device.type == "meta"
+
+
+def test_forced_reference_backend_gives_same_bits(gen):
+    a, b = wide(9, 20, gen=gen), wide(20, 7, gen=gen)
+    with backends.use("reference"):
+        slow = repdl.mm(a, b)
+    assert_bitwise_equal(repdl.mm(a, b), slow)
+
+
+# ---- PyTorch integration ---------------------------------------------------------------------------
+
+def test_custom_ops_are_registered():
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    assert_bitwise_equal(torch.ops.repdl.matmul(a, b), repdl.mm(a, b))
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        fa, fb = torch.empty(2, 3, 4), torch.empty(4, 6)
+        assert repdl.matmul(fa, fb).shape == (2, 3, 6)
+
+
+def test_torch_compile_keeps_the_op(gen):
+    a, b = wide(8, 16, gen=gen), wide(16, 4, gen=gen)
+
+    def f(x, y):
+        return repdl.mm(x, y)
+
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
+    assert_bitwise_equal(compiled(a, b), repdl.mm(a, b))

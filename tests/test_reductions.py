@@ -1,0 +1,155 @@
+"""sum, sum_pairwise, mean, var, std, max, min, argmax, argmin: fast == reference
+bitwise on every layout; torch's calling conventions; accuracy bounds."""
+import math
+
+import pytest
+import torch
+
+import repdl
+from repdl.backends import cpu, reference as ref
+from repdl.testing import assert_bitwise_equal
+
+from values import HUGE, SPECIALS, layouts, sprinkle, wide
+
+SHAPES = [(1,), (7,), (37, 19), (3, 17, 29), (64, 100), (9, 8), (2, 3, 4, 5), (5, 1, 6)]
+ORDERS = ["sequential", "pairwise"]
+
+
+def dim_choices(ndim):
+    yield from ((d,) for d in range(ndim))
+    yield tuple(range(ndim))
+    if ndim >= 3:
+        yield (0, 2)
+        yield (1, ndim - 1)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_sum_and_sqdev_match_reference(shape, gen, isa):
+    x = sprinkle(wide(*shape, gen=gen), SPECIALS, gen, 0.05)
+    for name, xv in layouts(x):
+        for dims in dim_choices(len(shape)):
+            for order in ORDERS:
+                for keepdim in (False, True):
+                    assert_bitwise_equal(cpu.sum(xv, dims, keepdim, order=order),
+                                         ref.sum(xv, dims, keepdim, order=order), f"{name} {dims} {order}")
+            m = ref.sum(xv, dims, False, order="sequential")
+            assert_bitwise_equal(cpu.sqdev(xv, m, dims, False), ref.sqdev(xv, m, dims, False), f"sqdev {name} {dims}")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_extremum_matches_reference(shape, gen, isa):
+    x = sprinkle(torch.randint(-3, 4, shape, generator=gen).float(), [0.0, -0.0, float("nan")], gen, 0.2)
+    for name, xv in layouts(x):
+        for dim in range(len(shape)):
+            for largest in (True, False):
+                v1, i1 = cpu.extremum(xv, dim, False, largest=largest)
+                v2, i2 = ref.extremum(xv, dim, False, largest=largest)
+                assert_bitwise_equal(v1, v2, f"{name} {dim} {largest}")
+                assert torch.equal(i1, i2)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 63, 64, 65, 1000, 65535, 65536, 65537, 100_003, 3 * 65536 + 5])
+def test_long_lines(n, gen, isa):
+    x = wide(n, gen=gen, spread=6)
+    for order in ORDERS:
+        assert_bitwise_equal(cpu.sum(x, (0,), False, order=order), ref.sum(x, (0,), False, order=order), order)
+    rows = wide(3, n, gen=gen, spread=6)
+    for order in ORDERS:
+        assert_bitwise_equal(cpu.sum(rows, (1,), False, order=order), ref.sum(rows, (1,), False, order=order))
+
+
+def test_sequential_sum_is_sequential():
+    # 2^24 + 1 + 1: sequential gives 2^24 (each 1 is lost), pairwise 2^24 + 2.
+    x = torch.tensor([2.0 ** 24, 1.0, 1.0])
+    assert repdl.sum(x).item() == 2.0 ** 24
+    assert repdl.sum_pairwise(x).item() == 2.0 ** 24  # (2^24 + 1) + 1 with split at 2
+    y = torch.tensor([1.0, 1.0, 2.0 ** 24])
+    assert repdl.sum(y).item() == 2.0 ** 24 + 2
+    z = torch.tensor([2.0 ** 24, 1.0, 1.0, 1.0])  # pairwise: (2^24 + 1) + (1 + 1)
+    assert repdl.sum_pairwise(z).item() == 2.0 ** 24 + 2
+    assert repdl.sum(z).item() == 2.0 ** 24
+
+
+def test_signed_zeros_and_specials(isa):
+    neg = torch.tensor([-0.0, -0.0])
+    assert repdl.sum(neg).view(torch.int32).item() == 0  # +0.0 start
+    assert repdl.sum_pairwise(torch.tensor([-0.0])).view(torch.int32).item() == -(2 ** 31)  # one term: itself
+    assert repdl.sum(torch.tensor(HUGE[:2] * 2)).item() == math.inf
+    out = repdl.sum(torch.tensor([1.0, float("inf"), float("-inf")]))
+    assert out.view(torch.int32).item() == 0x7FC00000
+    x = torch.tensor([-0.0, 0.0, 1.0, float("nan"), 1.0, float("nan")])
+    assert repdl.argmax(x).item() == 3 and repdl.argmin(x).item() == 3
+    assert repdl.max(x[:2]).view(torch.int32).item() == -(2 ** 31)  # first of equal zeros
+    assert repdl.min(x[:2], 0).indices.item() == 0
+    assert repdl.argmax(torch.tensor([1.0, 5.0, 5.0])).item() == 1
+
+
+def test_torch_conventions():
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    assert repdl.sum(x, dim=(-1, 0)).shape == (3,)
+    assert repdl.sum(x, dim=1, keepdim=True).shape == (2, 1, 4)
+    assert repdl.sum(x, dim=()).shape == ()
+    assert repdl.sum(torch.tensor(2.5)).item() == 2.5
+    assert repdl.sum(torch.empty(0, 3), 0).tolist() == [0.0, 0.0, 0.0]
+    assert math.isnan(repdl.mean(torch.empty(0)).item())
+    assert repdl.mean(x, 2).tolist() == torch.mean(x, 2).tolist()
+    values, indices = repdl.max(x, -1)
+    assert values.tolist() == torch.max(x, -1).values.tolist() and indices.tolist() == torch.max(x, -1).indices.tolist()
+    assert repdl.max(x, 1, keepdim=True).values.shape == (2, 1, 4)
+    assert repdl.argmax(x, keepdim=True).shape == (1, 1, 1)
+    assert repdl.max(torch.tensor(3.0), 0).values.item() == 3.0
+    assert repdl.var(x, 1, correction=0).tolist() == torch.var(x, 1, correction=0).tolist()
+    assert repdl.var(x, 1, unbiased=False).tolist() == torch.var(x, 1, unbiased=False).tolist()
+    assert math.isnan(repdl.var(torch.ones(1)).item())
+    assert repdl.std(x, (0, 2)).shape == (3,)
+
+
+def test_errors():
+    x = torch.randn(3, 4)
+    with pytest.raises(TypeError, match="float32"):
+        repdl.sum(x.double())
+    with pytest.raises(TypeError, match="float32"):
+        repdl.max(torch.ones(3, dtype=torch.int32))
+    with pytest.raises(TypeError):
+        repdl.sum(x, dtype=torch.float64)
+    with pytest.raises(IndexError):
+        repdl.sum(x, 2)
+    with pytest.raises(RuntimeError, match="multiple"):
+        repdl.sum(x, (0, -2))
+    with pytest.raises(RuntimeError):
+        repdl.max(torch.empty(0))
+    with pytest.raises(IndexError):
+        repdl.max(torch.empty(2, 0), 1)
+    with pytest.raises(RuntimeError):
+        repdl.argmax(torch.empty(0))
+
+
+# ---- accuracy ------------------------------------------------------------------------------------
+
+def _gamma(k):
+    u = 2.0 ** -24
+    return k * u / (1 - k * u)
+
+
+@pytest.mark.parametrize("n", [10, 1000, 100_000])
+def test_sum_error_bounds(n, gen):
+    """|computed - exact| <= gamma(n-1) * sum|x| (sequential, Higham 4.4) and
+    gamma(ceil(log2 n)) * sum|x| (pairwise).  The exact sum of float32 values
+    in float64 is off by at most n * 2^-53 * sum|x|, far below the bounds."""
+    x = torch.randn(n, generator=gen) * torch.exp2(torch.randint(-10, 10, (n,), generator=gen).float())
+    exact = x.double().sum().item()
+    abs_sum = x.double().abs().sum().item()
+    seq_err = abs(repdl.sum(x).item() - exact)
+    pw_err = abs(repdl.sum_pairwise(x).item() - exact)
+    assert seq_err <= _gamma(n - 1) * abs_sum
+    assert pw_err <= _gamma(math.ceil(math.log2(n))) * abs_sum
+    # The bounds are not vacuous: a sum with error far beyond them is caught.
+    assert abs(x.sum().item() * (1 + 1e-3) - exact) > _gamma(math.ceil(math.log2(n))) * abs_sum or abs_sum == 0
+
+
+def test_var_accuracy(gen):
+    x = torch.randn(50_000, generator=gen) * 3 + 100
+    exact = x.double().var().item()
+    got = repdl.var(x).item()
+    # two-pass: error ~ n * u relative for well-conditioned data
+    assert abs(got - exact) <= 50_000 * 2.0 ** -24 * exact

@@ -1,0 +1,118 @@
+"""softmax, log_softmax, logsumexp and cross_entropy: fast == reference
+bitwise; special rows; torch's conventions and errors."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import repdl
+from repdl import backends
+from repdl.backends import cpu, reference as ref
+from repdl.testing import assert_bitwise_equal
+
+from values import layouts, sprinkle, wide
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("shape", [(1,), (13,), (37, 29), (4, 5, 6), (3, 1000), (9, 1)], ids=str)
+def test_softmax_matches_reference(shape, gen, isa):
+    x = sprinkle(wide(*shape, gen=gen, spread=3), [0.0, -0.0, -INF, 80.0, -80.0], gen, 0.05)
+    for name, xv in layouts(x):
+        for dim in range(len(shape)):
+            for log in (False, True):
+                assert_bitwise_equal(cpu.softmax(xv, dim, log=log), ref.softmax(xv, dim, log=log),
+                                     f"{name} dim={dim} log={log}")
+        for dims in [(d,) for d in range(len(shape))] + [tuple(range(len(shape)))]:
+            assert_bitwise_equal(cpu.logsumexp(xv, dims, False), ref.logsumexp(xv, dims, False), f"{name} {dims}")
+
+
+def test_long_line_softmax(gen, isa):
+    x = wide(2, 70_000, gen=gen, spread=2)  # longer than the grouped-line limit
+    for log in (False, True):
+        assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log))
+
+
+def test_special_rows(isa):
+    rows = torch.tensor([[-INF, -INF, -INF], [INF, 0.0, 1.0], [NAN, 0.0, 1.0], [-0.0, -INF, -INF],
+                         [0.0, 0.0, 0.0], [-1e30, 1e30, 0.0]])
+    for log in (False, True):
+        assert_bitwise_equal(cpu.softmax(rows, 1, log=log), ref.softmax(rows, 1, log=log))
+    lse = repdl.logsumexp(rows, 1)
+    assert_bitwise_equal(lse, ref.logsumexp(rows, (1,), False))
+    assert lse[0].item() == -INF and lse[1].item() == INF and math.isnan(lse[2].item())
+    sm = repdl.softmax(rows, 1)
+    assert (sm[0].view(torch.int32) == 0x7FC00000).all()  # -inf - -inf: canonical NaN
+    assert sm[3].tolist() == [1.0, 0.0, 0.0]
+    # log_softmax of [-0, -inf, -inf]: m = -0.0, (x - m) = +0.0, log(1) = 0 -> +0.0
+    assert repdl.log_softmax(rows[3], 0)[0].view(torch.int32).item() == 0
+    assert repdl.logsumexp(torch.empty(0, 3), 0).tolist() == [-INF] * 3
+
+
+def test_softmax_close_to_torch(gen):
+    x = torch.randn(64, 100, generator=gen) * 5
+    assert torch.allclose(repdl.softmax(x, 1), torch.softmax(x, 1), rtol=1e-5, atol=1e-7)
+    assert torch.allclose(repdl.log_softmax(x, 0), torch.log_softmax(x, 0), rtol=1e-5, atol=1e-5)
+    assert torch.allclose(repdl.logsumexp(x, (0, 1)), torch.logsumexp(x, (0, 1)), rtol=1e-6)
+
+
+# ---- cross_entropy ------------------------------------------------------------------------------
+
+CE_CASES = [dict(), dict(reduction="sum"), dict(reduction="none"), dict(label_smoothing=0.1),
+            dict(ignore_index=2), dict(weight=True), dict(weight=True, label_smoothing=0.2, ignore_index=1),
+            dict(weight=True, reduction="none", label_smoothing=0.3)]
+
+
+@pytest.mark.parametrize("case", CE_CASES, ids=str)
+@pytest.mark.parametrize("shape", [(16, 7), (7,), (4, 5, 3, 2)], ids=str)
+def test_cross_entropy(case, shape, gen):
+    kw = dict(case)
+    C = shape[1] if len(shape) > 1 else shape[0]
+    x = wide(*shape, gen=gen, spread=2)
+    target_shape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+    t = torch.randint(0, C, target_shape, generator=gen)
+    if kw.pop("weight", False):
+        kw["weight"] = torch.rand(C, generator=gen) + 0.1
+    fast = repdl.cross_entropy(x, t, **kw)
+    with backends.use("reference"):
+        slow = repdl.cross_entropy(x, t, **kw)
+    assert_bitwise_equal(fast, slow)
+    assert torch.allclose(fast, F.cross_entropy(x, t, **kw), rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_probability_targets(gen):
+    x = wide(6, 5, gen=gen, spread=2)
+    p = torch.softmax(torch.randn(6, 5, generator=gen), 1)
+    w = torch.rand(5, generator=gen)
+    for kw in (dict(), dict(label_smoothing=0.2, weight=w), dict(reduction="none")):
+        fast = repdl.cross_entropy(x, p, **kw)
+        with backends.use("reference"):
+            slow = repdl.cross_entropy(x, p, **kw)
+        assert_bitwise_equal(fast, slow)
+        assert torch.allclose(fast, F.cross_entropy(x, p, **kw), rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_all_ignored_is_nan():
+    out = repdl.cross_entropy(torch.randn(3, 4), torch.full((3,), -100))
+    assert out.view(torch.int32).item() == 0x7FC00000
+
+
+def test_errors():
+    x = torch.randn(3, 4)
+    with pytest.raises(TypeError, match="float32"):
+        repdl.softmax(x.double(), 1)
+    with pytest.raises(IndexError):
+        repdl.softmax(x, 2)
+    with pytest.raises(TypeError):
+        repdl.softmax(x, None)
+    with pytest.raises(IndexError, match="out of bounds"):
+        repdl.cross_entropy(x, torch.tensor([0, 1, 7]))
+    with pytest.raises(ValueError):
+        repdl.cross_entropy(x, torch.tensor([0, 1]))
+    with pytest.raises(ValueError):
+        repdl.cross_entropy(x, torch.tensor([0, 1, 2]), reduction="avg")
+    with pytest.raises(RuntimeError):
+        repdl.cross_entropy(x, torch.tensor([0, 1, 2]), label_smoothing=1.5)
+    with pytest.raises(RuntimeError):
+        repdl.cross_entropy(x, torch.tensor([0, 1, 2]), weight=torch.ones(3))
