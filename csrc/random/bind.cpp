@@ -28,6 +28,17 @@ PyObject* py_philox_block(PyObject*, PyObject* args) {
 #define REPDL_PARSE(fmt, ...) \
   if (!PyArg_ParseTuple(args, fmt, __VA_ARGS__)) return nullptr
 
+// philox_blocks(seed, base, stream, nblocks, out_u32): raw blocks on the active row.
+PyObject* py_blocks(PyObject*, PyObject* args) {
+  unsigned long long seed, base, stream, out;
+  long long n;
+  REPDL_PARSE("KKKLK", &seed, &base, &stream, &n, &out);
+  Py_BEGIN_ALLOW_THREADS
+  random::blocks(seed, base, stream, n, as_ptr<uint32_t>(static_cast<int64_t>(out)));
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 // philox_words(seed, offset, n, out_u32)
 PyObject* py_words(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
@@ -168,6 +179,7 @@ PyObject* py_trunc_normal(PyObject*, PyObject* args) {
 
 const PyMethodDef kMethods[] = {
     {"philox_block", py_philox_block, METH_VARARGS, "One Philox4x32-10 block: (c0..c3, k0, k1) -> 4 words."},
+    {"philox_blocks", py_blocks, METH_VARARGS, "Raw blocks (base + t, stream) on the active ISA row."},
     {"philox_words", py_words, METH_VARARGS, "The raw stream of 32-bit words of a draw."},
     {"philox_uniform", py_uniform, METH_VARARGS, "Uniform float32 draw."},
     {"philox_normal", py_normal, METH_VARARGS, "Normal float32 draw (Box-Muller)."},

@@ -63,6 +63,9 @@ struct Stream {
 
 // The raw stream: n words, word m = word m % 4 of block m / 4.
 void words(Stream s, int64_t n, uint32_t* out);
+// Blocks (base + t mod 2^64, stream), t < nblocks, on the active ISA row
+// (single thread): for known-answer tests of every row.
+void blocks(uint64_t seed, uint64_t base, uint64_t stream, int64_t nblocks, uint32_t* out);
 // fma32(span, u, a) with u = (w >> 8) * 2^-24; plain: u itself.
 void uniform(Stream s, int64_t n, bool plain, float a, float span, float* out);
 // Box-Muller pairs; affine: fma32(stdv, z, mean).

@@ -65,6 +65,11 @@ void words(Stream s, int64_t n, uint32_t* out) {
   });
 }
 
+void blocks(uint64_t seed, uint64_t base, uint64_t stream, int64_t nblocks, uint32_t* out) {
+  IeeeFpGuard guard;
+  active_row().blocks(key_of_seed(seed), base, stream, nblocks, out);
+}
+
 void uniform(Stream s, int64_t n, bool plain, float a, float span, float* out) {
   const Row& row = active_row();
   over_blocks(ceil_div(n, 4), 1 << 14, [&](int64_t j0, int64_t j1) { row.uniform(s, j0, j1, n, plain, a, span, out); });

@@ -89,3 +89,10 @@ def trunc_normal(seed, offset, n, device, mean, std, a, b, out=None):
     y = _new(n, torch.float32, out)
     _C.philox_trunc_normal(seed, offset, n, mean, std, a, b, y.data_ptr())
     return y
+
+
+def blocks(seed, base, nblocks, stream=0):
+    """Raw blocks (base + t, stream) on the active ISA row: (nblocks, 4) words."""
+    w = torch.empty(4 * nblocks, dtype=torch.int32)
+    _C.philox_blocks(seed, base, stream, nblocks, w.data_ptr())
+    return (w.to(torch.int64) & 0xFFFFFFFF).reshape(nblocks, 4)
