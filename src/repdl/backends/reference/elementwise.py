@@ -84,16 +84,22 @@ def round_checked(name: str, x: torch.Tensor, y64: torch.Tensor) -> torch.Tensor
     they are in it."""
     table = _table(name)
     y = y64.to(torch.float32)
-    near = (midpoint_distance(y64) <= table.window).nonzero(as_tuple=True)
-    if near[0].numel():
+    # Quick test first (as the C++ rows do): the low 29 bits near 2**28, or
+    # a result below 2**-126; the exact distance only for those.
+    b = y64.view(torch.int64)
+    w = table.window
+    quick = (((b + (w - (1 << 28))) & ((1 << 29) - 1)) <= 2 * w) | ((b & 0x7FFFFFFFFFFFFFFF) < ((1023 - 126) << 52))
+    cand = quick.nonzero(as_tuple=True)
+    if cand[0].numel():
+        is_near = midpoint_distance(y64[cand]) <= w
+        near = tuple(c[is_near] for c in cand)
         keys, values = table.on(x.device)
-        if keys.numel():
+        if near[0].numel() and keys.numel():
             xb = x[near].view(torch.int32).to(torch.int64) & 0xFFFFFFFF
             pos = torch.searchsorted(keys, xb).clamp(max=keys.numel() - 1)
             hit = keys[pos] == xb
-            fixed = torch.where(hit, values[pos], y[near].view(torch.int32))
             y = y.clone()
-            y[near] = fixed.view(torch.float32)
+            y[near] = torch.where(hit, values[pos], y[near].view(torch.int32)).view(torch.float32)
     return _exact.canonical_nan(y)
 
 

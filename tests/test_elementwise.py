@@ -1,0 +1,422 @@
+"""Correctly rounded elementwise functions (docs/CONTRACT.md section 6).
+
+Every check is bitwise.  MPFR (gmpy2) is the oracle: samples spread over
+every binade, every hard-case table entry, special values and every binade
+boundary; millions of random inputs then prove the C++ rows (generic and
+AVX2) and the reference backend bit-identical.  The full 2^32 sweeps run
+through tools/cr/verify.py (test_exhaustive, deselected by default).
+"""
+import math
+import os
+import struct
+import sys
+
+import pytest
+import torch
+
+import repdl
+from repdl import _C
+from repdl.backends import cpu, reference as ref
+from repdl.crtables import load as load_table
+from repdl.testing import assert_bitwise_equal
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
+import oracle  # noqa: E402
+from functions import FUNCTIONS  # noqa: E402
+
+import gmpy2  # noqa: E402
+
+UNARY = list(_C.cr_unary_names())
+TABLED = [n for n in UNARY if n in FUNCTIONS]
+MPFR = {n: s.mpfr for n, s in FUNCTIONS.items()}
+MPFR.update({"sqrt": gmpy2.sqrt, "reciprocal": lambda v: 1 / v})
+NAN = 0x7FC00000
+INF, NINF = 0x7F800000, 0xFF800000
+PZ, NZ = 0x00000000, 0x80000000
+
+# Results at zeros, infinities and NaN (the contract's special values); MPFR
+# settles every finite nonzero input.  (MPFR's rec_sqrt(-0) is +inf; IEEE-754
+# rSqrt and torch give -inf, and so does RepDL.)
+SPECIAL = {
+    #            +0    -0    +inf  -inf
+    "exp":       (0x3F800000, 0x3F800000, INF, PZ),
+    "exp2":      (0x3F800000, 0x3F800000, INF, PZ),
+    "expm1":     (PZ, NZ, INF, 0xBF800000),
+    "log":       (NINF, NINF, INF, NAN),
+    "log2":      (NINF, NINF, INF, NAN),
+    "log10":     (NINF, NINF, INF, NAN),
+    "log1p":     (PZ, NZ, INF, NAN),
+    "sqrt":      (PZ, NZ, INF, NAN),
+    "rsqrt":     (INF, NINF, PZ, NAN),
+    "reciprocal": (INF, NINF, PZ, NZ),
+    "sin":       (PZ, NZ, NAN, NAN),
+    "cos":       (0x3F800000, 0x3F800000, NAN, NAN),
+}
+_SPECIAL_INPUTS = (PZ, NZ, INF, NINF)
+
+
+def f32(bits_list):
+    return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)
+
+
+def u32(t):
+    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).tolist()]
+
+
+def expected(name, xbits):
+    """fl32(f(x)) bits for each input (MPFR for finite nonzero x)."""
+    fn = MPFR[name]
+    out = []
+    with oracle.CTX_F32:
+        for b in xbits:
+            if (b >> 23) & 0xFF == 0xFF and b & 0x7FFFFF:
+                out.append(NAN)
+            elif b in _SPECIAL_INPUTS:
+                out.append(SPECIAL[name][_SPECIAL_INPUTS.index(b)])
+            else:
+                v = float(fn(gmpy2.mpfr(oracle.f32(b))))
+                out.append(oracle.bits32(v))
+    return out
+
+
+def check_all_paths(name, xbits, want, label):
+    x = f32(xbits)
+    for isa in ("generic", "avx2"):
+        if not _C.isa_supported(isa):
+            continue
+        saved = repdl.isa()
+        repdl.set_isa(isa)
+        try:
+            got = u32(getattr(cpu, name)(x))
+        finally:
+            repdl.set_isa(saved)
+        _report(name, xbits, got, want, f"{label}, C++ {isa}")
+    _report(name, xbits, u32(getattr(ref, name)(x)), want, f"{label}, reference")
+
+
+def _report(name, xbits, got, want, label):
+    bad = [(hex(b), hex(g), hex(w)) for b, g, w in zip(xbits, got, want) if g != w]
+    assert not bad, f"{name} ({label}): {len(bad)} of {len(xbits)} wrong; first (x, got, want): {bad[:5]}"
+
+
+def binade_samples(per_binade, seed):
+    """Bit patterns: `per_binade` random significands in every binade of both
+    signs (exponent fields 0..254: subnormals, every normal binade)."""
+    g = torch.Generator().manual_seed(seed)
+    e = torch.arange(255, dtype=torch.int64).repeat_interleave(per_binade)
+    m = torch.randint(0, 1 << 23, (e.numel(),), generator=g, dtype=torch.int64)
+    s = torch.randint(0, 2, (e.numel(),), generator=g, dtype=torch.int64)
+    return ((s << 31) | (e << 23) | m).tolist()
+
+
+def interesting_domain(name, seed, count):
+    """Random bit patterns concentrated where the function is not trivially
+    saturated (e.g. |x| < 104 for exp), so the samples probe real rounding."""
+    g = torch.Generator().manual_seed(seed)
+    lim = {"exp": 104.0, "exp2": 150.0, "expm1": 90.0}.get(name)
+    if lim is None:
+        return []
+    x = (torch.rand(count, generator=g, dtype=torch.float64) * 2 - 1) * lim
+    return u32(x.to(torch.float32))
+
+
+# ---- MPFR: samples over every binade, special values, binade boundaries -----------------------
+
+@pytest.mark.parametrize("name", UNARY)
+def test_matches_mpfr_over_binades(name):
+    xbits = binade_samples(48, seed=hash(name) % 1000) + interesting_domain(name, 7, 8000)
+    check_all_paths(name, xbits, expected(name, xbits), "binade samples")
+
+
+def boundary_inputs():
+    """+-2^e and both float32 neighbours for every e, the largest finite
+    values, zeros, infinities and NaNs with several payloads."""
+    out = set()
+    for e in range(1, 255):
+        for s in (0, 1 << 31):
+            b = s | (e << 23)
+            out.update({b, b - 1, b + 1})
+    for s in (0, 1 << 31):
+        out.update({s | 1, s | 2, s | 0x7FFFFF, s | 0x400000, s | 0x7F7FFFFF, s | 0x7F800000,
+                    s | 0x7FC00000, s | 0x7F800001, s | 0x7FFFFFFF, s | 0x7FA00000, s})
+    return sorted(b & 0xFFFFFFFF for b in out)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_special_values_and_binade_boundaries(name):
+    xbits = boundary_inputs()
+    check_all_paths(name, xbits, expected(name, xbits), "boundaries")
+
+
+# Hand-checked values: exact results and famous hard cases.
+EXACT = [
+    ("exp2", 3.0, 8.0), ("exp2", -149.0, 2.0 ** -149), ("exp2", -150.0, 0.0), ("exp2", 128.0, math.inf),
+    ("log2", 1024.0, 10.0), ("log2", 2.0 ** -149, -149.0), ("log10", 1e10, 10.0), ("log10", 1000.0, 3.0),
+    ("exp", 0.0, 1.0), ("log", 1.0, 0.0), ("cos", 0.0, 1.0), ("sqrt", 4.0, 2.0), ("rsqrt", 0.25, 2.0),
+    ("rsqrt", 2.0 ** -148, 2.0 ** 74), ("reciprocal", 2.0 ** 127, 2.0 ** -127), ("log1p", -1.0, -math.inf),
+    ("expm1", -200.0, -1.0), ("exp", 88.72284, math.inf), ("exp", -104.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("name,x,want", EXACT)
+def test_exact_values(name, x, want):
+    t = torch.tensor([x])
+    assert_bitwise_equal(getattr(repdl, name)(t), torch.tensor([want]))
+    assert_bitwise_equal(getattr(ref, name)(t), torch.tensor([want]))
+
+
+# ---- the hard-case tables --------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", TABLED)
+def test_every_table_entry(name):
+    """Every listed input gives the listed result on every path, and MPFR
+    agrees with the listed result."""
+    window, keys, values = load_table(name)
+    assert window == FUNCTIONS[name].window
+    assert keys == sorted(set(keys))
+    if not keys:
+        pytest.skip(f"{name}: empty table")
+    assert values == expected(name, keys), f"{name}: a table entry disagrees with MPFR"
+    check_all_paths(name, keys, values, "table entries")
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_compiled_table_is_the_shipped_file(name):
+    """The C++ kernels #include the same file the reference parses."""
+    window, blob = _C.cr_table(UNARY.index(name))
+    if name not in FUNCTIONS:
+        assert blob == b""
+        return
+    w, keys, values = load_table(name)
+    pairs = [v for kv in zip(keys, values) for v in kv]
+    assert window == w and blob == struct.pack(f"<{len(pairs)}I", *pairs)
+
+
+def test_two_over_pi_bits():
+    """The 2/pi bits of the large-argument sin/cos reduction (tables.cpp),
+    as printed by MPFR."""
+    src = open(os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "tables.cpp")).read()
+    words = src.split("kTwoOverPiBits[6] = {")[1].split("};")[0].replace("ull", "").replace(",", " ").split()
+    with gmpy2.context(precision=500):
+        exact = int(gmpy2.floor(2 / gmpy2.const_pi() * gmpy2.mpfr(2) ** 384))
+    assert [int(w, 16) for w in words] == [(exact >> (384 - 64 * (i + 1))) & (2 ** 64 - 1) for i in range(6)]
+
+
+# ---- C++ rows == reference, bit for bit, on millions of inputs -------------------------------
+
+def random_inputs(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    k = n // 4
+    parts = [
+        torch.randint(-(1 << 31), (1 << 31) - 1, (k,), generator=g, dtype=torch.int32).view(torch.float32),
+        torch.randn(k, generator=g),
+        torch.randn(k, generator=g) * torch.exp2(torch.randint(-30, 30, (k,), generator=g).float()),
+        (torch.rand(k, generator=g) * 2 - 1) * 120,
+    ]
+    return torch.cat(parts)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_cpp_rows_equal_reference(name):
+    x = random_inputs(1 << 21, seed=UNARY.index(name))
+    want = getattr(ref, name)(x)
+    for isa in ("avx2", "generic"):
+        if _C.isa_supported(isa):
+            saved = repdl.isa()
+            repdl.set_isa(isa)
+            try:
+                assert_bitwise_equal(getattr(cpu, name)(x), want, f"{name} C++ {isa} vs reference")
+            finally:
+                repdl.set_isa(saved)
+
+
+@pytest.mark.parametrize("name", TABLED)
+def test_float64_rows_identical(name):
+    """Both rows compute the same float64 values before rounding (one
+    algorithm, written once)."""
+    if not _C.isa_supported("avx2"):
+        pytest.skip("no AVX2")
+    x = random_inputs(1 << 16, seed=99).contiguous()
+    out = {}
+    for isa in ("avx2", "generic"):
+        saved = repdl.isa()
+        repdl.set_isa(isa)
+        try:
+            y = torch.empty(x.numel(), dtype=torch.float64)
+            _C.cr_eval64(UNARY.index(name), x.data_ptr(), y.data_ptr(), x.numel())
+            out[isa] = y
+        finally:
+            repdl.set_isa(saved)
+    assert torch.equal(out["avx2"].view(torch.int64), out["generic"].view(torch.int64))
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sin"])
+def test_threads_offsets_and_tails(name):
+    x = random_inputs(1 << 18, seed=5)
+    want = getattr(ref, name)(x)
+    saved = torch.get_num_threads()
+    try:
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            assert_bitwise_equal(getattr(repdl, name)(x), want)
+    finally:
+        torch.set_num_threads(saved)
+    for off in range(9):
+        for n in range(0, 21):
+            assert_bitwise_equal(getattr(repdl, name)(x[off:off + n]), want[off:off + n])
+
+
+# ---- the public API --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", UNARY)
+def test_dtypes(name):
+    f = getattr(repdl, name)
+    for dt in (torch.float16, torch.bfloat16, torch.float64, torch.complex64):
+        with pytest.raises(TypeError, match="float32"):
+            f(torch.ones(3, dtype=dt))
+    for dt in (torch.int32, torch.int64, torch.uint8, torch.bool):
+        x = torch.tensor([0, 1, 2, 3]).to(dt)
+        assert_bitwise_equal(f(x), f(x.to(torch.float32)))
+    with pytest.raises(TypeError):
+        f([1.0, 2.0])
+
+
+def test_integer_input_follows_default_dtype():
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with pytest.raises(TypeError, match="float32"):
+            repdl.exp(torch.arange(3))
+    finally:
+        torch.set_default_dtype(saved)
+
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "cos"])
+def test_shapes_and_layouts(name):
+    f = getattr(repdl, name)
+    g = torch.Generator().manual_seed(3)
+    base = torch.randn(4, 6, 5, 3, generator=g)
+    want = getattr(ref, name)(base)
+    for label, x in [("contiguous", base), ("channels_last", base.contiguous(memory_format=torch.channels_last)),
+                     ("transposed", base.transpose(1, 3)), ("sliced", base[:, ::2])]:
+        y = f(x)
+        assert y.shape == x.shape, label
+        assert_bitwise_equal(y.contiguous(), getattr(ref, name)(x.contiguous()), label)
+    assert y.stride() == torch.empty_like(x).stride()
+    assert f(torch.tensor(0.5)).shape == ()
+    assert f(torch.empty(0, 3)).shape == (0, 3)
+    assert_bitwise_equal(f(base), want)
+
+
+def test_ops_are_registered_custom_ops():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    for name in UNARY:
+        assert hasattr(torch.ops.repdl, name)
+    with FakeTensorMode():
+        x = torch.empty(3, 4)
+        assert repdl.exp(x).shape == (3, 4)
+        assert repdl.div(x, torch.empty(4)).shape == (3, 4)
+        assert repdl.pow(x, 3).shape == (3, 4)
+    x = torch.randn(5, requires_grad=True)
+    assert_bitwise_equal(torch.ops.repdl.exp(x.detach()), repdl.exp(x.detach()))
+
+
+# ---- div -------------------------------------------------------------------------------------
+
+def test_div_matches_mpfr_and_ieee():
+    g = torch.Generator().manual_seed(11)
+    a = random_inputs(1 << 20, 12)
+    b = random_inputs(1 << 20, 13)
+    want = a / b  # IEEE float32 division (one rounding), torch on CPU
+    assert_bitwise_equal(repdl.div(a, b), _canon(want))
+    assert_bitwise_equal(ref.div(a, b), _canon(want))
+    idx = torch.randint(0, a.numel(), (3000,), generator=g)
+    got = u32(repdl.div(a[idx], b[idx]))
+    with oracle.CTX_F32:
+        for i, (x, y) in enumerate(zip(a[idx].tolist(), b[idx].tolist())):
+            if math.isfinite(x) and math.isfinite(y) and y != 0:
+                assert got[i] == oracle.bits32(float(gmpy2.mpfr(x) / gmpy2.mpfr(y))), (x, y)
+
+
+def _canon(t):
+    return torch.where(torch.isnan(t), torch.full_like(t, float("nan")), t)
+
+
+def test_div_broadcast_scalars_promotion():
+    g = torch.Generator().manual_seed(2)
+    a = torch.randn(3, 1, 5, generator=g)
+    b = torch.randn(4, 1, generator=g)
+    assert_bitwise_equal(repdl.div(a, b), a / b)
+    assert_bitwise_equal(repdl.div(a, 3.0), a / 3.0)
+    assert_bitwise_equal(repdl.div(3.0, a), 3.0 / a)
+    assert_bitwise_equal(repdl.div(a, 0.1), a / torch.tensor(0.1, dtype=torch.float32))
+    assert_bitwise_equal(repdl.div(a, torch.tensor(7.0, dtype=torch.float64)), a / 7.0)
+    assert_bitwise_equal(repdl.div(torch.arange(6), torch.tensor([4, 5, 6, 7, 8, 9])),
+                         torch.arange(6) / torch.tensor([4, 5, 6, 7, 8, 9]))
+    assert_bitwise_equal(repdl.div(a, 0.0), _canon(a / 0.0))
+    assert repdl.div(torch.arange(3), 2).dtype == torch.float32
+    for bad in (torch.ones(5, dtype=torch.float64), torch.ones(5, dtype=torch.float16)):
+        with pytest.raises(TypeError, match="float32"):
+            repdl.div(a, bad)
+    with pytest.raises(NotImplementedError):
+        repdl.div(a, b, rounding_mode="floor")
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        repdl.div(a, b, rounding_mode="bad")
+    with pytest.raises(RuntimeError, match="broadcast"):
+        repdl.div(torch.ones(3), torch.ones(4))
+    with pytest.raises(TypeError):
+        repdl.div(2.0, 3.0)
+
+
+# ---- pow -------------------------------------------------------------------------------------
+
+def _pow_sequence(x, p):
+    """The contract's order, one float32 rounding per product."""
+    import numpy as np
+    x = x.numpy().astype(np.float32)
+    with np.errstate(all="ignore"):
+        r = np.ones_like(x)
+        b = x.copy()
+        m = abs(p)
+        while m:
+            if m & 1:
+                r = (r * b).astype(np.float32)
+            m >>= 1
+            if m:
+                b = (b * b).astype(np.float32)
+        if p < 0:
+            r = (np.float32(1) / r).astype(np.float32)
+    return _canon(torch.from_numpy(r))
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3, 5, 7, 8, 13, 100, -1, -2, -3, -7, 2 ** 40 + 3, -(2 ** 63)])
+def test_pow_order(p, isa):
+    x = torch.cat([random_inputs(1 << 12, 4), torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0])])
+    want = _pow_sequence(x, p)
+    assert_bitwise_equal(repdl.pow(x, p), want)
+    assert_bitwise_equal(ref.pow_int(x, p), want)
+
+
+def test_pow_errors_and_integers():
+    x = torch.randn(4)
+    for e in (2.0, 0.5, torch.tensor(2), 2 + 0j):
+        with pytest.raises(TypeError, match="int"):
+            repdl.pow(x, e)
+    with pytest.raises(OverflowError):
+        repdl.pow(x, 2 ** 70)
+    assert torch.equal(repdl.pow(torch.arange(5), 3), torch.arange(5) ** 3)
+    with pytest.raises(TypeError, match="float32"):
+        repdl.pow(torch.ones(2, dtype=torch.float64), 2)
+    assert_bitwise_equal(repdl.pow(x, 2), x * x)
+
+
+# ---- the full sweep ----------------------------------------------------------------------------
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", UNARY)
+def test_exhaustive(name):
+    """All 2^32 inputs (tools/cr/verify.py): minutes per function."""
+    import verify
+    rec = verify.verify(name, 0, 1 << 32, os.cpu_count() or 1, ["avx2", "generic"] if _C.isa_supported("avx2")
+                        else ["generic"], True)
+    assert rec["mismatches_cpp"] == 0 and rec["mismatches_reference"] == 0, rec
