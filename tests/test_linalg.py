@@ -42,7 +42,8 @@ def test_fma32_nan_is_canonical(isa):
 # (M, N, K): empty dims, ones, primes, and sizes that cross the micro-tile
 # (6x16), the K block (256) and the M block (144).
 MM_SHAPES = [(0, 5, 3), (5, 0, 3), (4, 6, 0), (1, 1, 1), (1, 17, 1), (1, 1, 300), (3, 1, 7),
-             (7, 13, 257), (13, 35, 31), (6, 16, 256), (149, 37, 263), (2, 97, 5)]
+             (7, 13, 257), (13, 35, 31), (6, 16, 256), (149, 37, 263), (2, 97, 5),
+             (1, 300, 70), (300, 1, 70), (1, 40, 1000)]  # the last three: matrix-vector kernels
 
 
 @pytest.mark.parametrize("m,n,k", MM_SHAPES)

@@ -15,7 +15,18 @@ PyObject* py_fma(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// add_bias(y, m, n, bias, bias_stride): y (m, n) dense, in place.
+PyObject* py_add_bias(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 5, &v)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  arith::add_bias(as_ptr<float>(v[0]), v[1], v[2], as_ptr<const float>(v[3]), v[4]);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 const PyMethodDef kMethods[] = {
+    {"add_bias", py_add_bias, METH_VARARGS, "In-place y + bias over rows of a dense matrix."},
     {"fma", py_fma, METH_VARARGS, "Elementwise single-rounding fma over dense float32 arrays."},
     {nullptr, nullptr, 0, nullptr},
 };

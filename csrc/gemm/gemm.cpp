@@ -9,6 +9,7 @@
 #include "common/parallel.h"
 #include "common/scratch.h"
 #include "gemm/pack.h"
+#include "reduce/reduce.h"
 
 namespace repdl {
 namespace gemm {
@@ -133,6 +134,19 @@ void run(const Problem& p, const Batch& batch) {
   if (p.k == 0) {  // empty chains: every element is +0.0
     for (int64_t t = 0; t < nb; ++t)
       for (int64_t i = 0; i < p.m; ++i) std::fill_n(p.c + t * p.m * p.ldc + i * p.ldc, p.n, 0.0f);
+    return;
+  }
+  if (p.m == 1 || p.n == 1) {
+    // One row or one column of C: each element is an fma chain against a
+    // single vector, so packing (which only pays for reuse) is skipped and
+    // the operand matrix is streamed once by the reduction kernels.
+    for (int64_t t = 0; t < nb; ++t) {
+      const Problem q = entry(p, batch, t);
+      if (q.m == 1)
+        reduce::dot({q.b.p, 1, 0, q.n, q.b.cs, q.k, q.b.rs}, q.a.p, q.a.cs, q.c);
+      else
+        reduce::dot({q.a.p, 1, 0, q.m, q.a.rs, q.k, q.a.cs}, q.b.p, q.b.rs, q.c);
+    }
     return;
   }
   const Config& cfg = config(active_isa());

@@ -141,6 +141,15 @@ void sqdev(const View& v, const float* mean, float* out) {
   });
 }
 
+void dot(const View& v, const float* vec, int64_t vec_stride, float* out) {
+  const Kernels& k = kernels(active_isa());
+  for_segments(v, [&](const Segment& s, int64_t p) {
+    if (s.sr == 1) k.dot_rows(s, vec, vec_stride, out + p);
+    else if (s.s0 == 1) k.dot_cols(s, vec, vec_stride, out + p);
+    else kGenericKernels.dot_rows(s, vec, vec_stride, out + p);
+  });
+}
+
 void extremum(const View& v, bool is_min, float* value, int64_t* index) {
   for_segments(v, [&](const Segment& s, int64_t p) {
     if (is_min) extremum_segment<true>(s, value + p, index + p);

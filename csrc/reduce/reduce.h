@@ -39,6 +39,9 @@ struct Kernels {
   void (*sum_cols)(const Segment&, Order, float* out);
   void (*sqdev_rows)(const Segment&, const float* mean, float* out);
   void (*sqdev_cols)(const Segment&, const float* mean, float* out);
+  // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride])
+  void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out);
+  void (*dot_cols)(const Segment&, const float* v, int64_t v_stride, float* out);
   // pairsum of n contiguous floats (one long line).
   float (*pairsum_contiguous)(const float* x, int64_t n);
 };
@@ -52,6 +55,9 @@ extern const Kernels kAvx2Kernels;
 void sum(const View& v, Order order, float* out);
 // out = fmachain(d, d) with d[r] = x[r] - mean[p]: var's second pass.
 void sqdev(const View& v, const float* mean, float* out);
+// out = fmachain(x line, v) for every line: matrix-vector products (the
+// gemv shapes of mm, M == 1 or N == 1), v read at v[r * v_stride].
+void dot(const View& v, const float* vec, int64_t vec_stride, float* out);
 // First index of the maximum (is_min: minimum); NaN beats every number.
 void extremum(const View& v, bool is_min, float* value, int64_t* index);
 

@@ -36,6 +36,8 @@ struct Rows8 {
 };
 
 // G groups of 8 rows at once: independent chains overlap in the pipeline.
+// step(first, acc, x, r) continues the chains of outputs first..first+7 with
+// their elements at reduced index r (lane q: output first + q).
 template <int G, class Step>
 void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 init) {
   Rows8 rows[G];
@@ -49,10 +51,10 @@ void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 
     for (int g = 0; g < G; ++g) {
       __m256 t[8];
       rows[g].block(k, t);
-      for (int kk = 0; kk < 8; ++kk) acc[g] = step(g, acc[g], t[kk]);
+      for (int kk = 0; kk < 8; ++kk) acc[g] = step(first + 8 * g, acc[g], t[kk], k + kk);
     }
   for (; k < s.R; ++k)
-    for (int g = 0; g < G; ++g) acc[g] = step(g, acc[g], rows[g].column(k));
+    for (int g = 0; g < G; ++g) acc[g] = step(first + 8 * g, acc[g], rows[g].column(k), k);
   for (int g = 0; g < G; ++g) _mm256_storeu_ps(out + first + 8 * g, avx2::canonical_nan8(acc[g]));
 }
 
@@ -125,7 +127,7 @@ float pairsum_contiguous_avx2(const float* x, int64_t n) {
 void sum_rows_avx2(const Segment& s, Order order, float* out) {
   int64_t i = 0;
   if (order == Order::sequential) {
-    i = rows_all_groups(s, out, [](int, __m256 acc, __m256 x) { return _mm256_add_ps(acc, x); });
+    i = rows_all_groups(s, out, [](int64_t, __m256 acc, __m256 x, int64_t) { return _mm256_add_ps(acc, x); });
   } else if (s.R >= 64 && s.n < 8) {
     for (; i < s.n; ++i) out[i] = canonical_nan(pairsum_contiguous_avx2(s.base + i * s.s0, s.R));
   } else {
@@ -135,28 +137,24 @@ void sum_rows_avx2(const Segment& s, Order order, float* out) {
 }
 
 void sqdev_rows_avx2(const Segment& s, const float* mean, float* out) {
-  int64_t i = 0;
-  for (; i + 16 <= s.n; i += 16) {
-    const __m256 m[2] = {_mm256_loadu_ps(mean + i), _mm256_loadu_ps(mean + i + 8)};
-    rows_groups<2>(s, i, out, [&](int g, __m256 acc, __m256 x) {
-      const __m256 d = _mm256_sub_ps(x, m[g]);
-      return _mm256_fmadd_ps(d, d, acc);
-    }, _mm256_setzero_ps());
-  }
-  for (; i + 8 <= s.n; i += 8) {
-    const __m256 m = _mm256_loadu_ps(mean + i);
-    rows_groups<1>(s, i, out, [&](int, __m256 acc, __m256 x) {
-      const __m256 d = _mm256_sub_ps(x, m);
-      return _mm256_fmadd_ps(d, d, acc);
-    }, _mm256_setzero_ps());
-  }
+  const int64_t i = rows_all_groups(s, out, [&](int64_t first, __m256 acc, __m256 x, int64_t) {
+    const __m256 d = _mm256_sub_ps(x, _mm256_loadu_ps(mean + first));
+    return _mm256_fmadd_ps(d, d, acc);
+  });
   if (i < s.n) sqdev_any(tail(s, i), mean + i, out + i);
+}
+
+void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out) {
+  const int64_t i = rows_all_groups(a, out, [&](int64_t, __m256 acc, __m256 x, int64_t r) {
+    return _mm256_fmadd_ps(x, _mm256_broadcast_ss(v + r * v_stride), acc);
+  });
+  if (i < a.n) dot_any(tail(a, i), v, v_stride, out + i);
 }
 
 }  // namespace
 
 const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable,
-                              pairsum_contiguous_avx2};
+                              dot_rows_avx2, dot_cols_portable, pairsum_contiguous_avx2};
 
 }  // namespace reduce
 }  // namespace repdl

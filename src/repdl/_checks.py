@@ -16,17 +16,18 @@ def check_tensor(op: str, name: str, t) -> None:
 def check_float32(op: str, **tensors) -> None:
     """TypeError unless every named tensor is float32."""
     for name, t in tensors.items():
-        check_tensor(op, name, t)
-        if t.dtype != SUPPORTED_DTYPE:
-            raise TypeError(
-                f"repdl.{op}: {name} has dtype {t.dtype}; RepDL ops support torch.float32 only"
-            )
+        if type(t) is not torch.Tensor or t.dtype is not SUPPORTED_DTYPE:
+            check_tensor(op, name, t)
+            if t.dtype != SUPPORTED_DTYPE:
+                raise TypeError(
+                    f"repdl.{op}: {name} has dtype {t.dtype}; RepDL ops support torch.float32 only"
+                )
 
 
 def check_same_device(op: str, **tensors) -> None:
-    devices = {name: t.device for name, t in tensors.items() if t is not None}
-    if len(set(devices.values())) > 1:
-        listing = ", ".join(f"{n} on {d}" for n, d in devices.items())
+    devices = [t.device for t in tensors.values() if t is not None]
+    if any(d != devices[0] for d in devices):
+        listing = ", ".join(f"{n} on {t.device}" for n, t in tensors.items() if t is not None)
         raise RuntimeError(f"repdl.{op}: expected all tensors on one device, got {listing}")
 
 

@@ -25,7 +25,7 @@ def for_tensor(t: torch.Tensor):
     """The backend module that computes ops on `t`."""
     if _forced is not None:
         return _forced
-    return cpu if t.device.type == "cpu" else reference
+    return cpu if t.is_cpu else reference
 
 
 @contextlib.contextmanager

@@ -4,6 +4,8 @@ Every product reduces to one primitive, ``repdl::matmul`` (batched,
 broadcasting), whose elements are sequential fma chains over k; see
 docs/CONTRACT.md, "Linear algebra".
 """
+from typing import Optional
+
 import torch
 
 from .. import _checks, backends
@@ -32,8 +34,17 @@ def _matmul_fake(a, b):
     return a.new_empty(*batch, a.shape[-2], b.shape[-1])
 
 
+def _linear_impl(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
+    return backends.for_tensor(x).linear(x, weight, bias)
+
+
+def _linear_fake(x, weight, bias):
+    return x.new_empty(*x.shape[:-1], weight.shape[0])
+
+
 _fma32 = Op("fma32", _fma32_impl, _fma32_fake)
 _matmul = Op("matmul", _matmul_impl, _matmul_fake)
+_linear = Op("linear", _linear_impl, _linear_fake)
 
 
 def fma32(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
@@ -50,6 +61,9 @@ def fma32(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
 
 
 def _check_pair(op, a, b, a_name, b_name):
+    if (type(a) is Tensor and type(b) is Tensor and a.dtype is torch.float32 and b.dtype is torch.float32
+            and a.device == b.device):
+        return  # the common case, checked cheaply: this runs on every product
     _checks.check_float32(op, **{a_name: a, b_name: b})
     _checks.check_same_device(op, **{a_name: a, b_name: b})
 
@@ -140,6 +154,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 def _as_matrix(x):
     """x (*, K) as one (M, K) matrix when that is a view, so the GEMM sees one
     large M; otherwise x itself, batched (same bits either way)."""
+    if x.dim() == 2:
+        return x
     try:
         return x.view(-1, x.shape[-1])
     except RuntimeError:
@@ -149,7 +165,14 @@ def _as_matrix(x):
 def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
     """input (*, in) @ weight(out, in)^T, then + bias with one rounding."""
     _checks.check_float32("linear", input=input, weight=weight)
-    _checks.check_same_device("linear", input=input, weight=weight, bias=bias)
+    if bias is not None:
+        _checks.check_float32("linear", bias=bias)
+        _checks.check_same_device("linear", input=input, weight=weight, bias=bias)
+        if bias.dim() > 1 or (bias.dim() == 1 and bias.shape[0] not in (1, weight.shape[0])):
+            raise RuntimeError(
+                f"repdl.linear: bias of shape {_shape(bias)} does not match {weight.shape[0]} output features")
+    else:
+        _checks.check_same_device("linear", input=input, weight=weight)
     if weight.dim() != 2 or input.dim() == 0:
         raise RuntimeError(
             f"repdl.linear: expected weight 2D and input at least 1D, got {weight.dim()}D and {input.dim()}D")
@@ -157,11 +180,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
         raise RuntimeError(
             f"repdl.linear: input and weight shapes cannot be multiplied ({_shape(input)} and "
             f"{_shape(weight)}.T)")
-    out = _matmul(_as_matrix(input), weight.t()).reshape(*input.shape[:-1], weight.shape[0])
-    if bias is not None:
-        _checks.check_float32("linear", bias=bias)
-        if bias.dim() > 1 or (bias.dim() == 1 and bias.shape[0] not in (1, weight.shape[0])):
-            raise RuntimeError(
-                f"repdl.linear: bias of shape {_shape(bias)} does not match {weight.shape[0]} output features")
-        out = add32(out, bias)
-    return out
+    x = input if input.dim() == 2 else _as_matrix(input.unsqueeze(0) if input.dim() == 1 else input)
+    out = _linear(x, weight, bias)
+    return out if input.dim() == 2 else out.reshape(*input.shape[:-1], weight.shape[0])

@@ -20,3 +20,9 @@ def matmul(a, b):
     for k in range(a.shape[-1]):
         acc = _exact.fma32_raw(a64[..., :, k : k + 1], b64[..., k : k + 1, :], _exact.f64(acc))
     return _exact.canonical_nan(acc)
+
+
+def linear(x, weight, bias):
+    """matmul(x, weight^T), then + bias with one rounding."""
+    out = matmul(x, weight.t())
+    return out if bias is None else _exact.add32(out, bias)

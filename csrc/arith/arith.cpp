@@ -21,5 +21,12 @@ void fma(const float* a, const float* b, const float* c, float* y, int64_t n) {
   });
 }
 
+void add_bias(float* y, int64_t m, int64_t n, const float* bias, int64_t bias_stride) {
+  parallel_ranges(m, threads_for(m * n, int64_t{1} << 16), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = 0; j < n; ++j) y[i * n + j] = canonical_nan(y[i * n + j] + bias[j * bias_stride]);
+  });
+}
+
 }  // namespace arith
 }  // namespace repdl
