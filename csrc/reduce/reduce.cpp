@@ -31,48 +31,6 @@ void for_segments(const View& v, const Fn& fn) {
   });
 }
 
-// Contract: the result is the element at the first index r whose value beats
-// all earlier ones, where x beats the running best b when x > b (x < b for
-// min) or when x is NaN and b is not.  Equal values (including -0.0 and
-// +0.0) never beat: the first wins.
-template <bool kMin>
-inline bool beats(float x, float best) {
-  return (kMin ? x < best : x > best) || (x != x && best == best);
-}
-
-template <bool kMin>
-void extremum_segment(const Segment& s, float* value, int64_t* index) {
-  if (s.s0 == 1 && s.sr != 1) {
-    // Neighbouring outputs advance together through the reduced index.
-    for (int64_t j = 0; j < s.n; ++j) {
-      value[j] = s.base[j];
-      index[j] = 0;
-    }
-    for (int64_t r = 1; r < s.R; ++r) {
-      const float* row = s.base + r * s.sr;
-      for (int64_t j = 0; j < s.n; ++j)
-        if (beats<kMin>(row[j], value[j])) {
-          value[j] = row[j];
-          index[j] = r;
-        }
-    }
-  } else {
-    for (int64_t i = 0; i < s.n; ++i) {
-      const float* x = s.base + i * s.s0;
-      float best = x[0];
-      int64_t at = 0;
-      for (int64_t r = 1; r < s.R; ++r)
-        if (beats<kMin>(x[r * s.sr], best)) {
-          best = x[r * s.sr];
-          at = r;
-        }
-      value[i] = best;
-      index[i] = at;
-    }
-  }
-  for (int64_t i = 0; i < s.n; ++i) value[i] = canonical_nan(value[i]);
-}
-
 // A pairwise sum may be cut at aligned power-of-two blocks without changing
 // a bit: every aligned block of 2^kChunkLog2 elements before the last such
 // boundary is a perfect subtree, and the elements after it form a subtree
@@ -151,9 +109,11 @@ void dot(const View& v, const float* vec, int64_t vec_stride, float* out) {
 }
 
 void extremum(const View& v, bool is_min, float* value, int64_t* index) {
+  const Kernels& k = kernels(active_isa());
   for_segments(v, [&](const Segment& s, int64_t p) {
-    if (is_min) extremum_segment<true>(s, value + p, index + p);
-    else extremum_segment<false>(s, value + p, index + p);
+    if (s.sr == 1) k.extremum_rows(s, is_min, value + p, index + p);
+    else if (s.s0 == 1) k.extremum_cols(s, is_min, value + p, index + p);
+    else kGenericKernels.extremum_rows(s, is_min, value + p, index + p);
   });
 }
 

@@ -42,6 +42,9 @@ struct Kernels {
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride])
   void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out);
   void (*dot_cols)(const Segment&, const float* v, int64_t v_stride, float* out);
+  // value and first index of the maximum (is_min: minimum) of each output
+  void (*extremum_rows)(const Segment&, bool is_min, float* value, int64_t* index);
+  void (*extremum_cols)(const Segment&, bool is_min, float* value, int64_t* index);
   // pairsum of n contiguous floats (one long line).
   float (*pairsum_contiguous)(const float* x, int64_t n);
 };

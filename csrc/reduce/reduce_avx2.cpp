@@ -151,10 +151,56 @@ void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* ou
   if (i < a.n) dot_any(tail(a, i), v, v_stride, out + i);
 }
 
+// One contiguous line: the value of the maximum (minimum) does not depend on
+// the order of comparisons, so it is found eight lanes at a time, with NaN
+// tracked on the side; a second pass finds the first position holding it
+// (or the first NaN), and the result is that element, as the scan in the
+// contract would give.
+void extremum_line_avx2(const float* x, int64_t n, bool is_min, float* value, int64_t* index) {
+  __m256 best = _mm256_loadu_ps(x);
+  __m256 nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
+  int64_t k = 8;
+  for (; k + 8 <= n; k += 8) {
+    const __m256 v = _mm256_loadu_ps(x + k);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    best = is_min ? _mm256_min_ps(v, best) : _mm256_max_ps(v, best);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, best);
+  float m = lanes[0];
+  bool has_nan = _mm256_movemask_ps(nan) != 0;
+  for (int q = 1; q < 8; ++q) m = is_min ? std::min(m, lanes[q]) : std::max(m, lanes[q]);
+  for (; k < n; ++k) {
+    has_nan |= x[k] != x[k];
+    m = is_min ? std::min(m, x[k]) : std::max(m, x[k]);
+  }
+  const __m256 target = _mm256_set1_ps(m);
+  int64_t at = 0;
+  for (k = 0; k + 8 <= n; k += 8) {
+    const __m256 v = _mm256_loadu_ps(x + k);
+    const int mask = _mm256_movemask_ps(has_nan ? _mm256_cmp_ps(v, v, _CMP_UNORD_Q) : _mm256_cmp_ps(v, target, _CMP_EQ_OQ));
+    if (mask) {
+      at = k + __builtin_ctz(static_cast<unsigned>(mask));
+      break;
+    }
+  }
+  if (k + 8 > n)
+    for (at = k; at < n && !(has_nan ? x[at] != x[at] : x[at] == m); ++at) {
+    }
+  *value = canonical_nan(x[at]);
+  *index = at;
+}
+
+void extremum_rows_avx2(const Segment& s, bool is_min, float* value, int64_t* index) {
+  if (s.R < 16) return extremum_any(s, is_min, value, index);
+  for (int64_t i = 0; i < s.n; ++i) extremum_line_avx2(s.base + i * s.s0, s.R, is_min, value + i, index + i);
+}
+
 }  // namespace
 
 const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable,
-                              dot_rows_avx2, dot_cols_portable, pairsum_contiguous_avx2};
+                              dot_rows_avx2, dot_cols_portable, extremum_rows_avx2, extremum_cols_portable,
+                              pairsum_contiguous_avx2};
 
 }  // namespace reduce
 }  // namespace repdl

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "common/nan.h"
 #include "common/parallel.h"
@@ -24,27 +23,21 @@ constexpr int kGroup = 8;
 // Longer lines are processed one at a time, bounding scratch memory.
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 
-// The value max() returns for a line (contract, "max"): NaN if the line has
-// one; otherwise the maximum, and when that is a zero, the first zero's sign.
-float line_max(const float* d, int64_t n) {
-  float m = d[0];
-  bool nan = false;
-  for (int64_t r = 0; r < n; ++r) {
-    const float x = d[r];
-    nan |= x != x;
-    m = x > m ? x : m;
-  }
-  if (nan) return std::numeric_limits<float>::quiet_NaN();
-  if (m == 0.0f)
-    for (int64_t r = 0; r < n; ++r)
-      if (d[r] == 0.0f) return d[r];
-  return m;
+// The value max() returns for a line (contract, "max"), from the reduction
+// kernels: NaN if the line has one; otherwise the maximum, and when that is
+// a zero, the first zero's sign.
+float line_max(const reduce::Kernels& k, const float* d, int64_t n) {
+  float value;
+  int64_t index;
+  k.extremum_rows(reduce::Segment{d, 1, 0, n, 1}, false, &value, &index);
+  return value;
 }
 
 void process_group(const reduce::View& v, Kind kind, float* y, int64_t p0, int count) {
   const int64_t R = v.R;
   float* D = thread_scratch(static_cast<size_t>(kGroup * R), Scratch::softmax_diff);  // x - m
   float* E = thread_scratch(static_cast<size_t>(kGroup * R), Scratch::softmax_exp);  // exp(x - m)
+  const reduce::Kernels& k = reduce::kernels(active_isa());
   int64_t offset[kGroup];
   float shift[kGroup], sum[kGroup];
   for (int g = 0; g < count; ++g) {
@@ -54,7 +47,7 @@ void process_group(const reduce::View& v, Kind kind, float* y, int64_t p0, int c
     const float* x = v.x + offset[g];
     if (v.sr == 1) std::memcpy(d, x, static_cast<size_t>(R) * sizeof(float));
     else for (int64_t r = 0; r < R; ++r) d[r] = x[r * v.sr];
-    float m = line_max(d, R);
+    float m = line_max(k, d, R);
     // logsumexp shifts by 0 instead of an infinite max, so that a line of
     // -inf gives -inf and a line holding +inf gives +inf (as torch does).
     if (kind == Kind::logsumexp && !std::isfinite(m) && m == m) m = 0.0f;
@@ -62,7 +55,7 @@ void process_group(const reduce::View& v, Kind kind, float* y, int64_t p0, int c
     for (int64_t r = 0; r < R; ++r) d[r] = d[r] - m;
     elementwise::exp(d, E + g * R, R);
   }
-  reduce::kernels(active_isa()).sum_rows(reduce::Segment{E, count, R, R, 1}, reduce::Order::sequential, sum);
+  k.sum_rows(reduce::Segment{E, count, R, R, 1}, reduce::Order::sequential, sum);
   for (int g = 0; g < count; ++g) {
     if (kind == Kind::logsumexp) {
       float log_s;
