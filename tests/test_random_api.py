@@ -279,9 +279,11 @@ def test_uniform_stays_in_bounds():
 
 def test_in_place_on_parameters():
     p = nn.Parameter(torch.empty(4, 4))
+    v = p._version
     rr.normal_(p, generator=G())
     rr.uniform_(p, generator=G())
     assert p.requires_grad and p.grad_fn is None
+    assert p._version == v + 2  # in-place writes are visible to autograd's checks
 
 
 # ---- initialisers ---------------------------------------------------------------------------

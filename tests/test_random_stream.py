@@ -116,6 +116,23 @@ def test_cpp_equals_reference_integers_masks(isa, seed, offset):
         assert_bitwise_equal(_cpu.bernoulli_tensor(seed, offset, p), ref.bernoulli_tensor(seed, offset, p))
 
 
+@pytest.mark.parametrize("seed,offset", STREAMS[:3])
+def test_cpp_equals_reference_randperm(isa, seed, offset):
+    """The C++ kernel buckets keys by their top bits; the reference sorts
+    them stably: one permutation either way."""
+    for n in SIZES + [16, 64, 65, 4096, 65537]:
+        assert_bitwise_equal(_cpu.randperm(seed, offset, n), ref.randperm(seed, offset, n, "cpu"), f"n={n}")
+    assert_bitwise_equal(_cpu.randperm(seed, offset, 999, dtype=torch.int32),
+                         ref.randperm(seed, offset, 999, "cpu", torch.int32))
+
+
+def test_randperm_ties_break_by_index():
+    """Equal keys cannot be provoked through the stream, so check the rule
+    on the reference's sort directly."""
+    keys = torch.tensor([5, -3, 5, 5, -3, 0])
+    assert torch.sort(keys, stable=True).indices.tolist() == [1, 4, 5, 0, 2, 3]
+
+
 SPECIALS = torch.tensor([0.0, -0.0, 1.5, -2.0, float("inf"), float("-inf"), float("nan"), 1e-45, -3e38, 7.0])
 
 

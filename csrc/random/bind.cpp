@@ -4,6 +4,8 @@
 // thresholds and ranges as integers) and output addresses.  Python
 // (src/repdl/random/_cpu.py) has checked everything and advanced the
 // generator before the call.
+#include <new>
+
 #include "common/pyargs.h"
 #include "random/philox.h"
 
@@ -113,6 +115,26 @@ PyObject* py_perm_keys(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// philox_randperm(seed, offset, n, out, is_int32)
+PyObject* py_randperm(PyObject*, PyObject* args) {
+  unsigned long long seed, offset, out;
+  long long n;
+  int is32;
+  REPDL_PARSE("KKLKp", &seed, &offset, &n, &out, &is32);
+  const int64_t addr = static_cast<int64_t>(out);
+  bool no_memory = false;
+  Py_BEGIN_ALLOW_THREADS
+  try {
+    random::randperm(stream(seed, offset), n, is32 ? nullptr : as_ptr<int64_t>(addr),
+                     is32 ? as_ptr<int32_t>(addr) : nullptr);
+  } catch (const std::bad_alloc&) {
+    no_memory = true;
+  }
+  Py_END_ALLOW_THREADS
+  if (no_memory) return PyErr_NoMemory();
+  Py_RETURN_NONE;
+}
+
 // philox_bernoulli_scalar(seed, offset, n, threshold, out_f32)
 PyObject* py_bernoulli_scalar(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
@@ -186,6 +208,7 @@ const PyMethodDef kMethods[] = {
     {"philox_normal_from_words", py_normal_from_words, METH_VARARGS, "Box-Muller of given words."},
     {"philox_randint", py_randint, METH_VARARGS, "Bounded integer draw."},
     {"philox_perm_keys", py_perm_keys, METH_VARARGS, "64-bit sort keys for randperm."},
+    {"philox_randperm", py_randperm, METH_VARARGS, "Random permutation: indices sorted by 64-bit keys."},
     {"philox_bernoulli_scalar", py_bernoulli_scalar, METH_VARARGS, "Bernoulli draw with one threshold."},
     {"philox_bernoulli_tensor", py_bernoulli_tensor, METH_VARARGS, "Bernoulli draw with per-element p."},
     {"philox_dropout", py_dropout, METH_VARARGS, "Dropout applied: y = x * (keep ? scale : 0)."},

@@ -76,6 +76,8 @@ void normal_from_words(const uint32_t* w, int64_t n, float* out);
 void randint(Stream s, int64_t n, int64_t low, uint64_t range, int64_t* out64, int32_t* out32);
 // (U xor 2^63) as int64: unsigned order of U as signed order, for randperm.
 void perm_keys(Stream s, int64_t n, int64_t* out);
+// The permutation listing i = 0..n-1 sorted by (U_i, i): randperm.
+void randperm(Stream s, int64_t n, int64_t* out64, int32_t* out32);
 // 1.0f if (w >> 8) < threshold else 0.0f.
 void bernoulli_scalar(Stream s, int64_t n, uint32_t threshold, float* out);
 // 1.0f if u < p[i] else 0.0f.

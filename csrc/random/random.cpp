@@ -6,6 +6,8 @@
 // ISA change speed only.
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/isa.h"
 #include "common/nan.h"
@@ -116,6 +118,40 @@ void perm_keys(Stream s, int64_t n, int64_t* out) {
       for (int64_t i = e0; i < e1; ++i)
         out[i] = static_cast<int64_t>(word_pair(w + 2 * (i - e0)) ^ (uint64_t{1} << 63));
     });
+  });
+}
+
+void randperm(Stream s, int64_t n, int64_t* out64, int32_t* out32) {
+  if (n <= 0) return;
+  const Row& row = active_row();
+  std::vector<uint64_t> key(static_cast<size_t>(n));
+  over_blocks(ceil_div(n, 2), 1 << 13, [&](int64_t j0, int64_t j1) {
+    chunks(row, s, j0, j1, [&](int64_t j, int64_t nb, const uint32_t* w) {
+      const int64_t e0 = 2 * j, e1 = std::min(n, 2 * (j + nb));
+      for (int64_t i = e0; i < e1; ++i) key[i] = word_pair(w + 2 * (i - e0));
+    });
+  });
+  // Any correct sort of the pairs (U_i, i) gives the one permutation.  The
+  // keys are uniform, so bucketing by their top b bits (about four keys a
+  // bucket) and sorting each small bucket is a fast one.
+  int b = 0;
+  while (b < 24 && (int64_t{4} << b) <= n) ++b;
+  const int64_t nbuckets = int64_t{1} << b;
+  const auto bucket = [b](uint64_t k) { return b == 0 ? int64_t{0} : static_cast<int64_t>(k >> (64 - b)); };
+  std::vector<int64_t> start(static_cast<size_t>(nbuckets) + 1, 0);
+  for (int64_t i = 0; i < n; ++i) ++start[bucket(key[i]) + 1];
+  for (int64_t k = 0; k < nbuckets; ++k) start[k + 1] += start[k];
+  std::vector<std::pair<uint64_t, int64_t>> items(static_cast<size_t>(n));
+  {
+    std::vector<int64_t> fill(start.begin(), start.end() - 1);
+    for (int64_t i = 0; i < n; ++i) items[fill[bucket(key[i])]++] = {key[i], i};
+  }
+  over_blocks(nbuckets, 1 << 10, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) std::sort(items.begin() + start[k], items.begin() + start[k + 1]);
+    for (int64_t i = start[k0]; i < start[k1]; ++i) {
+      if (out64 != nullptr) out64[i] = items[i].second;
+      else out32[i] = static_cast<int32_t>(items[i].second);
+    }
   });
 }
 

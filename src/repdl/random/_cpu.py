@@ -59,6 +59,12 @@ def perm_keys(seed, offset, n, device=None):
     return y
 
 
+def randperm(seed, offset, n, device=None, dtype=torch.int64):
+    y = torch.empty(n, dtype=dtype)
+    _C.philox_randperm(seed, offset, n, y.data_ptr(), dtype == torch.int32)
+    return y
+
+
 def bernoulli_scalar(seed, offset, n, threshold, device=None):
     y = torch.empty(n, dtype=torch.float32)
     _C.philox_bernoulli_scalar(seed, offset, n, threshold, y.data_ptr())

@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from . import _args
+from . import _args, _cpu
 
 __all__ = ["rand", "randn", "randint", "randperm", "bernoulli", "uniform_", "normal_", "trunc_normal_",
            "rand_like", "randn_like"]
@@ -130,10 +130,7 @@ def randperm(n, *, generator=None, dtype=None, device=None):
     dev = _args.device(device)
     g = _args.generator("randperm", generator)
     seed, offset = g._reserve(_args.blocks(n, 2))
-    keys = _args.backend(dev).perm_keys(seed, offset, n, dev)
-    # A stable sort of a total order (key, index) has one answer: any
-    # correct sort, on any device, returns the same permutation.
-    return torch.sort(keys, stable=True).indices.to(dtype)
+    return _args.backend(dev).randperm(seed, offset, n, dev, dtype)
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -168,7 +165,17 @@ def _probability(op, p, exc=RuntimeError):
     return p
 
 
-def _fill(tensor, y):
+def _fill(tensor, draw):
+    """tensor's values from draw(backend, **kw): written in place (kw out=)
+    when the kernels can write tensor's memory directly (dense CPU), else
+    copied in row-major order.  Not recorded by autograd (like
+    torch.nn.init)."""
+    be = _args.backend(tensor.device)
+    if be is _cpu and tensor.is_contiguous():
+        draw(be, out=tensor.detach().view(-1))
+        torch.autograd.graph.increment_version(tensor)
+        return tensor
+    y = draw(be)
     with torch.no_grad():
         tensor.copy_(y.view(tensor.shape))
     return tensor
@@ -193,7 +200,7 @@ def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
     g = _args.generator("uniform_", generator)
     n = tensor.numel()
     seed, offset = g._reserve(_args.blocks(n, 4))
-    return _fill(tensor, _args.backend(tensor.device).uniform(seed, offset, n, tensor.device, a32, span))
+    return _fill(tensor, lambda be, **kw: be.uniform(seed, offset, n, tensor.device, a32, span, **kw))
 
 
 def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
@@ -207,8 +214,8 @@ def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
     g = _args.generator("normal_", generator)
     n = tensor.numel()
     seed, offset = g._reserve(_args.blocks(n, 4))
-    y = _args.backend(tensor.device).normal(seed, offset, n, tensor.device, _args.fl32(mean), _args.fl32(std))
-    return _fill(tensor, y)
+    m32, s32 = _args.fl32(mean), _args.fl32(std)
+    return _fill(tensor, lambda be, **kw: be.normal(seed, offset, n, tensor.device, m32, s32, **kw))
 
 
 # The rejection loop needs the interval to carry at least this probability
@@ -242,9 +249,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *, generator=None):
     g = _args.generator("trunc_normal_", generator)
     n = tensor.numel()
     seed, offset = g._reserve(n)
-    y = _args.backend(tensor.device).trunc_normal(seed, offset, n, tensor.device, _args.fl32(mean),
-                                                   _args.fl32(std), _args.fl32(a), _args.fl32(b))
-    return _fill(tensor, y)
+    m32, s32, a32, b32 = _args.fl32(mean), _args.fl32(std), _args.fl32(a), _args.fl32(b)
+    return _fill(tensor, lambda be, **kw: be.trunc_normal(seed, offset, n, tensor.device, m32, s32, a32, b32, **kw))
 
 
 def _normal_mass(lo: float, hi: float) -> float:

@@ -158,6 +158,12 @@ def perm_keys(seed, offset, n, device):
     return (w[:, 0] - (1 << 31)) * (1 << 32) + w[:, 1]
 
 
+def randperm(seed, offset, n, device, dtype=torch.int64):
+    """The indices i = 0..n-1 sorted by (U_i, i): a stable sort of the keys
+    (any correct stable sort gives this one permutation)."""
+    return torch.sort(perm_keys(seed, offset, n, device), stable=True).indices.to(dtype)
+
+
 # ---- Bernoulli and dropout --------------------------------------------------------------
 
 def bernoulli_scalar(seed, offset, n, threshold, device):
