@@ -106,7 +106,9 @@ PyObject* py_table(PyObject*, PyObject* arg) {
     return nullptr;
   }
   const elementwise::CrTable& t = elementwise::table(static_cast<Unary>(i));
-  return Py_BuildValue("(Iy#)", t.window, reinterpret_cast<const char*>(t.pairs),
+  static const uint32_t kEmpty[1] = {0};
+  const uint32_t* pairs = t.pairs != nullptr ? t.pairs : kEmpty;
+  return Py_BuildValue("(Iy#)", t.window, reinterpret_cast<const char*>(pairs),
                        static_cast<Py_ssize_t>(t.count) * 8);
 }
 

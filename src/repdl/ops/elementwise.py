@@ -96,7 +96,7 @@ def _div_operand(name, v, dtype, device):
     if isinstance(v, Tensor):
         if v.device != device and v.dim() == 0 and v.device.type == "cpu":
             v = v.to(device)  # a 0-d CPU tensor joins any device, as in torch
-        return v.to(dtype)
+        return v.to(dtype)  # float32 already, or integer/bool: fl32 of each value
     return torch.tensor(v, dtype=dtype, device=device)  # a Python number: fl32(v)
 
 
@@ -116,6 +116,9 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
             raise TypeError(f"repdl.div: {name} must be a Tensor or a real number, got {type(v).__name__}")
     if not tensors:
         raise TypeError("repdl.div: at least one of input and other must be a Tensor")
+    for name, v in (("input", input), ("other", other)):
+        if isinstance(v, Tensor) and v.dtype != torch.float32 and (v.dtype.is_floating_point or v.dtype.is_complex):
+            raise TypeError(f"repdl.div: {name} has dtype {v.dtype}; {_UNSUPPORTED}")
     dtype = _promoted_float("div", torch.result_type(input, other))
     device = next((t.device for t in tensors if t.dim() > 0), tensors[0].device)
     a = _div_operand("input", input, dtype, device)
