@@ -118,10 +118,12 @@ def test_pinned_values(isa, name):
 
 def test_generator_basics():
     g = rr.Generator(2**64 - 1)
-    assert g.seed == g.initial_seed() == 2**64 - 1 and g.offset == 0
+    assert g.initial_seed() == 2**64 - 1 and g.offset == 0
     rr.randn(10, generator=g)
     assert g.get_offset() == 3
-    assert g.manual_seed(4) is g and (g.seed, g.offset) == (4, 0)
+    assert g.manual_seed(4) is g and (g.initial_seed(), g.offset) == (4, 0)
+    with pytest.raises(NotImplementedError, match="manual_seed"):
+        g.seed()
     assert "seed=4" in repr(g)
     assert rr.Generator() == rr.Generator(0)
 
@@ -506,6 +508,8 @@ BAD_VALUE_CALLS = [
     (lambda g: rr.randint(5, 3, generator=g), TypeError, "size"),
     (lambda g: rr.randint(0.5, 3, (2,), generator=g), TypeError, "integer"),
     (lambda g: rr.randperm(-2, generator=g), RuntimeError, "negative"),
+    (lambda g: rr.randperm(3, requires_grad=True, generator=g), RuntimeError, "floating point"),
+    (lambda g: rr.randint(3, (2,), requires_grad=True, generator=g), RuntimeError, "floating point"),
     (lambda g: rr.bernoulli(torch.tensor([0.5, 1.5]), generator=g), RuntimeError, r"\[0, 1\]"),
     (lambda g: rr.bernoulli(torch.tensor([float("nan")]), generator=g), RuntimeError, r"\[0, 1\]"),
     (lambda g: rr.bernoulli(torch.zeros(2), -0.1, generator=g), RuntimeError, "between 0 and 1"),

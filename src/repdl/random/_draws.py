@@ -68,13 +68,14 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
     return randn(input.shape, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None):
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers uniform in [low, high): low + floor(U * (high - low) / 2**64),
     U the 64-bit number of two words.
 
     randint(high, size) or randint(low, high, size) (low defaults to 0, size
     is a tuple), generator=, dtype= (torch.int64 or torch.int32), device=."""
     low, high, size = _randint_args(args, low, high, size)
+    _no_grad_for_integers("randint", requires_grad)
     shape = _args.size("randint", (size,))
     dtype = _args.int_dtype("randint", dtype)
     low = _args.integer("randint", "low", low)
@@ -91,6 +92,11 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
     n = _args.numel(shape)
     seed, offset = g._reserve(_args.blocks(n, 2))
     return _args.backend(dev).randint(seed, offset, n, low, high - low, dev, dtype).view(shape)
+
+
+def _no_grad_for_integers(op, requires_grad):
+    if requires_grad:
+        raise RuntimeError(f"repdl.random.{op}: only tensors of floating point dtype can require gradients")
 
 
 def _randint_args(args, low, high, size):
@@ -118,10 +124,11 @@ def _randint_args(args, low, high, size):
     return given.get("low", 0), given["high"], given["size"]
 
 
-def randperm(n, *, generator=None, dtype=None, device=None):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A uniformly random permutation of 0..n-1: the indices that sort n
     64-bit keys (two words each) in ascending order, ties by index."""
     n = _args.integer("randperm", "n", n)
+    _no_grad_for_integers("randperm", requires_grad)
     if n < 0:
         raise RuntimeError(f"repdl.random.randperm: Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = _args.int_dtype("randperm", dtype)

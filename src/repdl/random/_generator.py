@@ -7,6 +7,7 @@ values never depend on the device, the thread count or what ran before in
 the process.  See docs/CONTRACT.md section 7.
 """
 import operator
+import threading
 
 import torch
 
@@ -46,11 +47,12 @@ class Generator:
     anywhere resumes the identical stream in a new process.
     """
 
-    __slots__ = ("_seed", "_offset")
+    __slots__ = ("_seed", "_offset", "_lock")
 
     def __init__(self, seed: int = 0):
         self._seed = _as_u64(seed, "seed")
         self._offset = 0
+        self._lock = threading.Lock()
 
     # ---- torch.Generator-style API ----------------------------------------
 
@@ -61,12 +63,15 @@ class Generator:
         return self
 
     def initial_seed(self) -> int:
+        """The seed (the Philox key as one integer in [0, 2**64))."""
         return self._seed
 
-    @property
-    def seed(self) -> int:
-        """The Philox key as one integer in [0, 2**64)."""
-        return self._seed
+    def seed(self):
+        """torch.Generator.seed() reseeds from the clock or the OS; a
+        reproducible generator does not offer that.  Use manual_seed(s)."""
+        raise NotImplementedError(
+            "repdl.random.Generator.seed(): non-deterministic seeding is not offered; use manual_seed(seed), "
+            "and initial_seed() to read the seed")
 
     @property
     def offset(self) -> int:
@@ -114,6 +119,7 @@ class Generator:
     def __setstate__(self, state):
         self._seed = _as_u64(state["seed"], "seed")
         self._offset = _as_u64(state["offset"], "offset")
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"repdl.random.Generator(seed={self._seed}, offset={self._offset})"
@@ -128,15 +134,18 @@ class Generator:
     # ---- for the draw functions ------------------------------------------
 
     def _reserve(self, nblocks: int):
-        """(seed, first block) of a draw of `nblocks` blocks; advances offset."""
-        start = self._offset
-        end = start + nblocks
-        if end > _U64:
-            raise OverflowError(
-                f"repdl.random: this draw needs {nblocks} blocks but only {_U64 - start} remain before the "
-                f"stream's end (offset {start}); reseed or set_offset")
-        self._offset = end
-        return self._seed, start
+        """(seed, first block) of a draw of `nblocks` blocks; advances offset.
+        Atomic: draws from several Python threads never share blocks (their
+        order is then up to the threads, as with any shared generator)."""
+        with self._lock:
+            start = self._offset
+            end = start + nblocks
+            if end > _U64:
+                raise OverflowError(
+                    f"repdl.random: this draw needs {nblocks} blocks but only {_U64 - start} remain before the "
+                    f"stream's end (offset {start}); reseed or set_offset")
+            self._offset = end
+            return self._seed, start
 
 
 default_generator = Generator(0)

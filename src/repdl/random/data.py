@@ -43,7 +43,7 @@ class RandomSampler(Sampler):
                 raise TypeError("repdl.random.RandomSampler: data_source must be sized (a dataset) or an int") from None
         if n < 0:
             raise ValueError(f"repdl.random.RandomSampler: the number of items must be >= 0, got {n}")
-        self._seed = Generator(seed).seed  # validates the seed
+        self._seed = Generator(seed).initial_seed()  # validates the seed
         num_replicas = _args.integer("RandomSampler", "num_replicas", num_replicas)
         rank = _args.integer("RandomSampler", "rank", rank)
         if num_replicas < 1 or not 0 <= rank < num_replicas:
