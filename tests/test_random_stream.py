@@ -206,3 +206,22 @@ def test_uniform_is_top_24_bits():
     u = _cpu.uniform(4, 4, 1000)
     assert_bitwise_equal(u, (w >> 8).to(torch.float64).mul(2.0**-24).to(torch.float32))
     assert float(u.min()) >= 0.0 and float(u.max()) < 1.0
+
+
+def test_thread_count_invariance(isa):
+    """Threads split blocks; the values cannot move (in-process check; the
+    cross-process one is in test_random_env)."""
+    saved = torch.get_num_threads()
+    n = 3 * (1 << 16) + 5
+    try:
+        outs = []
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            outs.append([_cpu.uniform(9, 1, n), _cpu.normal(9, 1, n), _cpu.randint(9, 1, n, -5, 77),
+                         _cpu.randperm(9, 1, n), _cpu.dropout(9, 1, torch.ones(n), 2**22, 1.25),
+                         _cpu.trunc_normal(9, 1, 20011, None, 0.0, 1.0, -1.0, 0.5)])
+    finally:
+        torch.set_num_threads(saved)
+    for other in outs[1:]:
+        for a, b in zip(outs[0], other):
+            assert_bitwise_equal(a, b)

@@ -5,6 +5,7 @@ They follow torch's conventions (size as varargs or one sequence, ``dtype=``,
 the same mistake, with a message that says what is supported.
 """
 import math
+import numbers
 import operator
 import struct
 
@@ -30,8 +31,8 @@ def integer(op: str, name: str, v) -> int:
 
 
 def real(op: str, name: str, v) -> float:
-    """v (int or float, not bool or a tensor) as a Python float."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    """v (a real number, not bool; or a 0-d real tensor) as a Python float."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
         if isinstance(v, torch.Tensor) and v.dim() == 0 and not v.dtype.is_complex and v.dtype != torch.bool:
             return float(v.item())
         raise TypeError(f"repdl.random.{op}: {name} must be a real number, got {type(v).__name__}")

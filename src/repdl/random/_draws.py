@@ -188,7 +188,7 @@ def _fill(tensor, draw):
     return tensor
 
 
-def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill tensor with fma32(fl32(b) - fl32(a), u, fl32(a)), u as in rand
     (in row-major order, whatever its strides).  Values lie in
     [fl32(a), fl32(b)]; fl32(b) itself occurs only through rounding.  Returns tensor.
@@ -210,7 +210,7 @@ def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
     return _fill(tensor, lambda be, **kw: be.uniform(seed, offset, n, tensor.device, a32, span, **kw))
 
 
-def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill tensor with fma32(fl32(std), z, fl32(mean)), z as in randn.
     Returns tensor."""
     _args.float32_tensor("normal_", "tensor", tensor)
@@ -232,7 +232,7 @@ def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
 _TRUNC_MIN_MASS = 1e-3
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *, generator=None):
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill tensor with normal values restricted to [a, b] by rejection.
 
     Element i (row-major) tries y = fma32(fl32(std), z0, fl32(mean)) from
