@@ -140,9 +140,9 @@ class Generator:
         with self._lock:
             start = self._offset
             end = start + nblocks
-            if end > _U64:
+            if end >= _U64:  # the offset must stay a 64-bit number
                 raise OverflowError(
-                    f"repdl.random: this draw needs {nblocks} blocks but only {_U64 - start} remain before the "
+                    f"repdl.random: this draw needs {nblocks} blocks but only {_U64 - 1 - start} remain before the "
                     f"stream's end (offset {start}); reseed or set_offset")
             self._offset = end
             return self._seed, start
