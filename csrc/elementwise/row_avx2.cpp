@@ -19,34 +19,42 @@ namespace avx2_row {
 
 namespace {
 
-// Four float32 results from four float64 values v of inputs xs: rounded, the
-// lanes that may lie within W ulps of a midpoint (or below 2^-126) settled
-// against the table, NaN canonical.
-inline __m128 round_checked(D v, const float* xs, const CrTable& t) {
-  __m128 r = _mm256_cvtpd_ps(v.v);
-  const __m256i b = _mm256_castpd_si256(v.v);
-  const __m256i w = _mm256_set1_epi64x(t.window);
-  const __m256i low = _mm256_and_si256(_mm256_add_epi64(b, _mm256_sub_epi64(w, _mm256_set1_epi64x(1 << 28))),
-                                       _mm256_set1_epi64x((1 << 29) - 1));
-  const __m256i far = _mm256_cmpgt_epi64(low, _mm256_add_epi64(w, w));
-  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  const __m256i tiny = _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(1023 - 126) << 52), mag);
-  const int flags = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_andnot_si256(far, _mm256_set1_epi64x(-1)), tiny)));
+// Eight float32 results from the float64 values v0 (inputs xs[0..4)) and v1
+// (xs[4..8)): rounded; lanes that may lie within W ulps of a midpoint (the
+// low 29 bits near 2^28) or below 2^-126 go to `settle`; NaN canonical.  The
+// test needs only the low and high 32-bit halves of each double, so it runs
+// on all eight at once.
+inline __m256 round_checked(D v0, D v1, const float* xs, const CrTable& t) {
+  const __m256 r = _mm256_set_m128(_mm256_cvtpd_ps(v1.v), _mm256_cvtpd_ps(v0.v));
+  // Lane order after the shuffles: elements 0 1 4 5 2 3 6 7.
+  const __m256i lo = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(v0.v), _mm256_castpd_ps(v1.v), 0x88));
+  const __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(v0.v), _mm256_castpd_ps(v1.v), 0xDD));
+  const int w = static_cast<int>(t.window);
+  const __m256i low29 = _mm256_and_si256(_mm256_add_epi32(lo, _mm256_set1_epi32(w - (1 << 28))),
+                                         _mm256_set1_epi32((1 << 29) - 1));
+  const __m256i far = _mm256_cmpgt_epi32(low29, _mm256_set1_epi32(2 * w));
+  const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32((1023 - 126) << 20),
+                                          _mm256_and_si256(hi, _mm256_set1_epi32(0x7FFFFFFF)));
+  const int flags = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_andnot_si256(far, _mm256_set1_epi32(-1)), tiny)));
+  __m256 out = r;
   if (flags != 0) {
-    alignas(32) double vs[4];
-    alignas(16) float rs[4];
-    _mm256_store_pd(vs, v.v);
-    _mm_store_ps(rs, r);
-    for (int j = 0; j < 4; ++j) {
-      if ((flags >> j) & 1) {
+    static constexpr int kElement[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+    alignas(32) double vs[8];
+    alignas(32) float rs[8];
+    _mm256_store_pd(vs, v0.v);
+    _mm256_store_pd(vs + 4, v1.v);
+    _mm256_store_ps(rs, r);
+    for (int k = 0; k < 8; ++k) {
+      if ((flags >> k) & 1) {
+        const int j = kElement[k];
         uint32_t xb;
         std::memcpy(&xb, xs + j, sizeof xb);
         rs[j] = settle(t, xb, vs[j], rs[j]);
       }
     }
-    r = _mm_load_ps(rs);
+    out = _mm256_load_ps(rs);
   }
-  return _mm_blendv_ps(r, _mm_castsi128_ps(_mm_set1_epi32(0x7FC00000)), _mm_cmpunord_ps(r, r));
+  return _mm256_blendv_ps(out, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), _mm256_cmp_ps(out, out, _CMP_UNORD_Q));
 }
 
 template <class S>
@@ -56,16 +64,15 @@ void run(const float* x, float* y, int64_t n, const CrTable& t) {
     for (; i + 8 <= n; i += 8) {
       const D v0 = S::eval(D(_mm256_cvtps_pd(_mm_loadu_ps(x + i))));
       const D v1 = S::eval(D(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4))));
-      _mm_storeu_ps(y + i, round_checked(v0, x + i, t));
-      _mm_storeu_ps(y + i + 4, round_checked(v1, x + i + 4, t));
+      _mm256_storeu_ps(y + i, round_checked(v0, v1, x + i, t));
     }
-    for (; i < n; i += 4) {  // the tail through the same code, padded
-      alignas(16) float xs[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ys[4];
-      const int64_t m = n - i < 4 ? n - i : 4;
-      std::memcpy(xs, x + i, static_cast<size_t>(m) * sizeof(float));
-      const D v = S::eval(D(_mm256_cvtps_pd(_mm_load_ps(xs))));
-      _mm_store_ps(ys, round_checked(v, xs, t));
-      std::memcpy(y + i, ys, static_cast<size_t>(m) * sizeof(float));
+    if (i < n) {  // the tail through the same code, padded
+      alignas(32) float xs[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ys[8];
+      std::memcpy(xs, x + i, static_cast<size_t>(n - i) * sizeof(float));
+      const D v0 = S::eval(D(_mm256_cvtps_pd(_mm_load_ps(xs))));
+      const D v1 = S::eval(D(_mm256_cvtps_pd(_mm_load_ps(xs + 4))));
+      _mm256_store_ps(ys, round_checked(v0, v1, xs, t));
+      std::memcpy(y + i, ys, static_cast<size_t>(n - i) * sizeof(float));
     }
   } else {
     int64_t i = 0;

@@ -39,6 +39,8 @@ inline D select(M m, D a, D b) { return _mm256_blendv_pd(b.v, a.v, m.v); }
 inline U select(M m, U a, U b) {
   return _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(b.v), _mm256_castsi256_pd(a.v), m.v));
 }
+inline D vmax(D a, D b) { return _mm256_max_pd(a.v, b.v); }  // a > b ? a : b
+inline D vmin(D a, D b) { return _mm256_min_pd(a.v, b.v); }  // a < b ? a : b
 inline M lt(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_LT_OQ)}; }
 inline M le(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_LE_OQ)}; }
 inline M gt(D a, D b) { return {_mm256_cmp_pd(a.v, b.v, _CMP_GT_OQ)}; }

@@ -18,6 +18,9 @@ constexpr int kFloatLanes = 1;
 inline D fma(D a, D b, D c) { return std::fma(a, b, c); }
 inline D select(M m, D a, D b) { return m ? a : b; }
 inline U select(M m, U a, U b) { return m ? a : b; }
+// a > b ? a : b and a < b ? a : b (so a NaN in b comes through): maxpd/minpd.
+inline D vmax(D a, D b) { return a > b ? a : b; }
+inline D vmin(D a, D b) { return a < b ? a : b; }
 inline M lt(D a, D b) { return a < b; }
 inline M le(D a, D b) { return a <= b; }
 inline M gt(D a, D b) { return a > b; }

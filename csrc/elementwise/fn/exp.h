@@ -5,8 +5,7 @@
 struct Exp {
   static constexpr bool kTable = true;
   static D eval(D x) {
-    x = select(lt(x, D(-105.0)), D(-105.0), x);
-    x = select(gt(x, D(90.0)), D(90.0), x);
+    x = vmin(D(90.0), vmax(D(-105.0), x));  // NaN stays NaN
     D kmagic;
     const D r = exp_reduce(x, &kmagic);
     return exp_reduced(r) * pow2_from_magic(kmagic);

@@ -5,8 +5,7 @@
 struct Exp2 {
   static constexpr bool kTable = true;
   static D eval(D x) {
-    x = select(lt(x, D(-152.0)), D(-152.0), x);
-    x = select(gt(x, D(130.0)), D(130.0), x);
+    x = vmin(D(130.0), vmax(D(-152.0), x));  // NaN stays NaN
     const D kmagic = x + kMagic;
     const D r = x - (kmagic - kMagic);
     return exp_reduced(r * kLn2) * pow2_from_magic(kmagic);

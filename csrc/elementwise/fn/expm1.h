@@ -6,8 +6,7 @@
 struct Expm1 {
   static constexpr bool kTable = true;
   static D eval(D x) {
-    D c = select(lt(x, D(-40.0)), D(-40.0), x);
-    c = select(gt(c, D(90.0)), D(90.0), c);
+    const D c = vmin(D(90.0), vmax(D(-40.0), x));  // NaN stays NaN
     D kmagic;
     const D r = exp_reduce(c, &kmagic);
     const D scale = pow2_from_magic(kmagic);
