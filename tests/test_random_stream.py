@@ -110,7 +110,8 @@ def test_cpp_equals_reference_integers_masks(isa, seed, offset):
                              ref.randint(seed, offset, n, -100, 300, "cpu", torch.int32))
         assert_bitwise_equal(_cpu.perm_keys(seed, offset, n), ref.perm_keys(seed, offset, n, "cpu"))
         for t in (0, 1, 5_000_000, 2**24 - 1, 2**24):
-            assert_bitwise_equal(_cpu.bernoulli_scalar(seed, offset, n, t), ref.bernoulli_scalar(seed, offset, n, t, "cpu"))
+            assert_bitwise_equal(_cpu.bernoulli_scalar(seed, offset, n, t),
+                                 ref.bernoulli_scalar(seed, offset, n, t, "cpu"))
             assert_bitwise_equal(_cpu.keep_mask(seed, offset, n, t), ref.keep_mask(seed, offset, n, t, "cpu"))
         p = ref.uniform(seed + 1, 0, n, "cpu")
         assert_bitwise_equal(_cpu.bernoulli_tensor(seed, offset, p), ref.bernoulli_tensor(seed, offset, p))

@@ -151,7 +151,8 @@ def bernoulli(input, p=None, *, generator=None):
     n = input.numel()
     if p is None:
         if n and not bool(((input >= 0) & (input <= 1)).all()):
-            raise RuntimeError("repdl.random.bernoulli: expects every probability in input to be in [0, 1] (and not NaN)")
+            raise RuntimeError(
+                "repdl.random.bernoulli: expects every probability in input to be in [0, 1] (and not NaN)")
         seed, offset = g._reserve(_args.blocks(n, 4))
         return _args.backend(input.device).bernoulli_tensor(seed, offset, input).view(input.shape)
     p = _probability("bernoulli", p)

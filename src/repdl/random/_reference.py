@@ -196,7 +196,8 @@ def trunc_normal(seed, offset, n, device, mean, std, a, b):
     TRUNC_MAX_ATTEMPTS failures, min(max(mean, a), b)."""
     out = torch.empty(n, dtype=torch.float32, device=device)
     todo = torch.arange(n, dtype=_I64, device=device)
-    ms, ss = torch.tensor(mean, dtype=torch.float32, device=device), torch.tensor(std, dtype=torch.float32, device=device)
+    ms = torch.tensor(mean, dtype=torch.float32, device=device)
+    ss = torch.tensor(std, dtype=torch.float32, device=device)
     for attempt in range(TRUNC_MAX_ATTEMPTS):
         if todo.numel() == 0:
             return out

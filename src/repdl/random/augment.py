@@ -80,7 +80,8 @@ def random_crop(images, size, padding=None, *, padding_mode="constant", fill=0, 
     h, w = _pair("random_crop", "size", size)
     left, top, right, bottom = _padding("random_crop", padding)
     if padding_mode not in _PAD_MODES:
-        raise ValueError(f"repdl.random.random_crop: padding_mode must be one of {sorted(_PAD_MODES)}, got {padding_mode!r}")
+        raise ValueError(
+            f"repdl.random.random_crop: padding_mode must be one of {sorted(_PAD_MODES)}, got {padding_mode!r}")
     H, W = images.shape[-2] + top + bottom, images.shape[-1] + left + right
     if h < 1 or w < 1 or h > H or w > W:
         raise ValueError(f"repdl.random.random_crop: crop size {(h, w)} must be positive and at most the padded "

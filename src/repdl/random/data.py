@@ -73,7 +73,8 @@ class RandomSampler(Sampler):
         if epoch < 0:
             raise ValueError(f"repdl.random.RandomSampler.set_epoch: epoch must be >= 0, got {epoch}")
         if not 0 <= start <= self.num_samples:
-            raise ValueError(f"repdl.random.RandomSampler.set_epoch: start must be in [0, {self.num_samples}], got {start}")
+            raise ValueError(
+                f"repdl.random.RandomSampler.set_epoch: start must be in [0, {self.num_samples}], got {start}")
         self.epoch, self.start = epoch, start
 
     def order(self, epoch: int) -> torch.Tensor:
@@ -101,5 +102,6 @@ class RandomSampler(Sampler):
         return self.num_samples - self.start
 
     def __repr__(self) -> str:
-        return (f"repdl.random.RandomSampler(n={self.n}, seed={self._seed}, epoch={self.epoch}, shuffle={self.shuffle}, "
+        return (f"repdl.random.RandomSampler(n={self.n}, seed={self._seed}, epoch={self.epoch}, "
+                f"shuffle={self.shuffle}, "
                 f"num_replicas={self.num_replicas}, rank={self.rank}, drop_last={self.drop_last})")

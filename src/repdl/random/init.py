@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from . import _args
-from ._draws import normal_, trunc_normal_, uniform_
+from ._draws import normal_, trunc_normal_, uniform_  # noqa: F401  (trunc_normal_: re-exported)
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "reset_parameters_"]
