@@ -83,23 +83,25 @@ def round_checked(name: str, x: torch.Tensor, y64: torch.Tensor) -> torch.Tensor
     within the window of a midpoint take their result from the table when
     they are in it."""
     table = _table(name)
+    shape = y64.shape
+    x, y64 = x.reshape(-1), y64.reshape(-1)
     y = y64.to(torch.float32)
     # Quick test first (as the C++ rows do): the low 29 bits near 2**28, or
     # a result below 2**-126; the exact distance only for those.
     b = y64.view(torch.int64)
     w = table.window
     quick = (((b + (w - (1 << 28))) & ((1 << 29) - 1)) <= 2 * w) | ((b & 0x7FFFFFFFFFFFFFFF) < ((1023 - 126) << 52))
-    cand = quick.nonzero(as_tuple=True)
-    if cand[0].numel():
-        is_near = midpoint_distance(y64[cand]) <= w
-        near = tuple(c[is_near] for c in cand)
+    cand = quick.nonzero().squeeze(1)
+    if cand.numel():
+        near = cand[midpoint_distance(y64[cand]) <= w]
         keys, values = table.on(x.device)
-        if near[0].numel() and keys.numel():
+        if near.numel() and keys.numel():
             xb = x[near].view(torch.int32).to(torch.int64) & 0xFFFFFFFF
             pos = torch.searchsorted(keys, xb).clamp(max=keys.numel() - 1)
             hit = keys[pos] == xb
             y = y.clone()
             y[near] = torch.where(hit, values[pos], y[near].view(torch.int32)).view(torch.float32)
+    y = y.reshape(shape)
     return _exact.canonical_nan(y)
 
 
