@@ -9,56 +9,68 @@ namespace repdl {
 namespace elementwise {
 namespace {
 
-// Each .inc file is "W, count, x0, r0, x1, r1, ..." (tools/cr/generate.py).
-const uint32_t kExp[] = {
+// Each .inc file is "W, count, x0, r0, x1, r1, ..." (tools/cr/generate.py):
+// one block per function that has a table.
+constexpr uint32_t kExp[] = {
 #include "../../src/repdl/crtables/exp.inc"
 };
-const uint32_t kExp2[] = {
+constexpr uint32_t kExp2[] = {
 #include "../../src/repdl/crtables/exp2.inc"
 };
-const uint32_t kExpm1[] = {
+constexpr uint32_t kExpm1[] = {
 #include "../../src/repdl/crtables/expm1.inc"
 };
-const uint32_t kLog[] = {
+constexpr uint32_t kLog[] = {
 #include "../../src/repdl/crtables/log.inc"
 };
-const uint32_t kLog2[] = {
+constexpr uint32_t kLog2[] = {
 #include "../../src/repdl/crtables/log2.inc"
 };
-const uint32_t kLog10[] = {
+constexpr uint32_t kLog10[] = {
 #include "../../src/repdl/crtables/log10.inc"
 };
-const uint32_t kLog1p[] = {
+constexpr uint32_t kLog1p[] = {
 #include "../../src/repdl/crtables/log1p.inc"
 };
-const uint32_t kRsqrt[] = {
+constexpr uint32_t kRsqrt[] = {
 #include "../../src/repdl/crtables/rsqrt.inc"
 };
-const uint32_t kSin[] = {
+constexpr uint32_t kSin[] = {
 #include "../../src/repdl/crtables/sin.inc"
 };
-const uint32_t kCos[] = {
+constexpr uint32_t kCos[] = {
 #include "../../src/repdl/crtables/cos.inc"
 };
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
+  static_assert(N >= 2, "a table file starts with W and the entry count");
   return CrTable{a[0], a[1], a + 2};
 }
 
-// Functions that are exact by construction (IEEE sqrt and division).
+// Functions exact by construction (IEEE sqrt and division) have none.
 constexpr CrTable kNone{0, 0, nullptr};
-
-const CrTable kTables[] = {
-    make(kExp), make(kExp2), make(kExpm1), make(kLog), make(kLog2), make(kLog10), make(kLog1p),
-    kNone /* sqrt */, make(kRsqrt), kNone /* reciprocal */, make(kSin), make(kCos),
-};
-static_assert(sizeof(kTables) / sizeof(kTables[0]) == static_cast<size_t>(Unary::count),
-              "one table per unary function, in the order of Unary");
 
 }  // namespace
 
-const CrTable& table(Unary f) { return kTables[static_cast<int>(f)]; }
+const CrTable& table(Unary f) {
+  static constexpr CrTable exp_t = make(kExp), exp2_t = make(kExp2), expm1_t = make(kExpm1), log_t = make(kLog),
+                           log2_t = make(kLog2), log10_t = make(kLog10), log1p_t = make(kLog1p),
+                           rsqrt_t = make(kRsqrt), sin_t = make(kSin), cos_t = make(kCos);
+  switch (f) {
+    case Unary::exp: return exp_t;
+    case Unary::exp2: return exp2_t;
+    case Unary::expm1: return expm1_t;
+    case Unary::log: return log_t;
+    case Unary::log2: return log2_t;
+    case Unary::log10: return log10_t;
+    case Unary::log1p: return log1p_t;
+    case Unary::rsqrt: return rsqrt_t;
+    case Unary::sin: return sin_t;
+    case Unary::cos: return cos_t;
+    default: return kNone;  // sqrt, reciprocal
+  }
+}
 
 uint64_t midpoint_distance(double v) {
   uint64_t b;
