@@ -430,6 +430,22 @@ def test_pow_errors_and_integers():
 
 # ---- the full sweep ----------------------------------------------------------------------------
 
+def test_verifier_on_a_slice():
+    """tools/cr/verify.py itself: a 2^16-input slice around 1.0 of sin,
+    both rows and the reference, in one process."""
+    import verify
+    isas = ["avx2", "generic"] if _C.isa_supported("avx2") else ["generic"]
+    threads, isa = torch.get_num_threads(), repdl.isa()
+    try:
+        mism_c, mism_r, settled, errs = verify.check_chunk("sin", 0x3F800000 - (1 << 15), 1 << 16, isas, True)
+    finally:
+        torch.set_num_threads(threads)
+        repdl.set_isa(isa)
+    assert mism_c == [] and mism_r == []
+    assert errs[0][0] < 8 and errs[1][0] < 4  # float64 errors of the C++ row and the reference formula
+
+
+
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("name", UNARY)
 def test_exhaustive(name):
