@@ -61,7 +61,6 @@ void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 
 template <class Step>
 int64_t rows_all_groups(const Segment& s, float* out, Step step) {
   int64_t i = 0;
-  for (; i + 32 <= s.n; i += 32) rows_groups<4>(s, i, out, step, _mm256_setzero_ps());
   for (; i + 16 <= s.n; i += 16) rows_groups<2>(s, i, out, step, _mm256_setzero_ps());
   for (; i + 8 <= s.n; i += 8) rows_groups<1>(s, i, out, step, _mm256_setzero_ps());
   return i;
