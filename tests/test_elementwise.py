@@ -371,6 +371,12 @@ def test_div_broadcast_scalars_promotion():
     assert_bitwise_equal(repdl.div(torch.arange(6), torch.tensor([4, 5, 6, 7, 8, 9])),
                          torch.arange(6) / torch.tensor([4, 5, 6, 7, 8, 9]))
     assert_bitwise_equal(repdl.div(a, 0.0), _canon(a / 0.0))
+    assert_bitwise_equal(repdl.div(a, 1e39), a / float("inf"))  # fl32(1e39) = inf
+    assert_bitwise_equal(repdl.div(a, 2 ** 24 + 1), a / float(2 ** 24))  # fl32 of the int
+    p, q = torch.randn(5, 3, generator=g).t(), torch.randn(5, 3, generator=g).t()
+    for u, v in ((p, q), (p, q.contiguous()), (p[:, ::2], q[:, ::2]), (p.contiguous(), q)):
+        assert_bitwise_equal(repdl.div(u, v), u / v)
+        assert_bitwise_equal(ref.div(u, v), u / v)
     assert repdl.div(torch.arange(3), 2).dtype == torch.float32
     for bad in (torch.ones(5, dtype=torch.float64), torch.ones(5, dtype=torch.float16),
                 torch.tensor(2.0, dtype=torch.float64)):

@@ -6,7 +6,7 @@ import torch
 from ... import _C
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "pow_int"]
+           "sin", "cos", "div", "div_scalar", "pow_int"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -53,7 +53,8 @@ def _bits(t):
 
 
 def div(a, b):
-    shape = torch.broadcast_shapes(a.shape, b.shape)
+    from ...ops.elementwise import broadcast_shape
+    shape = broadcast_shape(a.shape, b.shape)
     if b.numel() == 1 and a.shape == shape:
         a, out = _dense(a)
         _C.cr_div_scalar_rhs(a.data_ptr(), _bits(b), out.data_ptr(), out.numel())
@@ -62,9 +63,21 @@ def div(a, b):
         b, out = _dense(b)
         _C.cr_div_scalar_lhs(_bits(a), b.data_ptr(), out.data_ptr(), out.numel())
         return out
+    if a.shape == b.shape and a.stride() == b.stride():
+        a, out = _dense(a)
+        if b.stride() != out.stride():
+            b = b.contiguous()
+        _C.cr_div(a.data_ptr(), b.data_ptr(), out.data_ptr(), out.numel())
+        return out
     a, b = (t.contiguous() for t in torch.broadcast_tensors(a, b))
     out = torch.empty(shape, dtype=torch.float32)
     _C.cr_div(a.data_ptr(), b.data_ptr(), out.data_ptr(), out.numel())
+    return out
+
+
+def div_scalar(a, b: float):
+    a, out = _dense(a)
+    _C.cr_div_scalar_rhs(a.data_ptr(), struct.unpack("<I", struct.pack("<f", b))[0], out.data_ptr(), out.numel())
     return out
 
 

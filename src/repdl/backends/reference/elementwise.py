@@ -20,7 +20,7 @@ from . import _exact
 from ...crtables import load as _load_table
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "pow_int"]
+           "sin", "cos", "div", "div_scalar", "pow_int"]
 
 _f64 = _exact.f64
 
@@ -193,6 +193,11 @@ def cos(x):
 def div(a, b):
     """fl32(a / b), broadcast: IEEE division, exact by construction."""
     return _exact.div32(a, b)
+
+
+def div_scalar(a, b: float):
+    """fl32(a / b) for a float32 value b held in a Python float."""
+    return _exact.div32(a, torch.tensor(b, dtype=torch.float32, device=a.device))
 
 
 def pow_int(x, p: int):
