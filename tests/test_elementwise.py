@@ -301,7 +301,8 @@ def test_shapes_and_layouts(name):
     base = torch.randn(4, 6, 5, 3, generator=g)
     want = getattr(ref, name)(base)
     for label, x in [("contiguous", base), ("channels_last", base.contiguous(memory_format=torch.channels_last)),
-                     ("transposed", base.transpose(1, 3)), ("sliced", base[:, ::2])]:
+                     ("transposed", base.transpose(1, 3)), ("sliced", base[:, ::2]),
+                     ("transposed and sliced", base.transpose(0, 3)[:, ::2]), ("expanded", base[:1].expand(3, -1, -1, -1))]:
         y = f(x)
         assert y.shape == x.shape, label
         assert_bitwise_equal(y.contiguous(), getattr(ref, name)(x.contiguous()), label)

@@ -11,14 +11,17 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
 
+def _like(t, out):
+    """t's values in out's (dense) layout."""
+    return t if t.stride() == out.stride() else torch.empty_like(out).copy_(t)
+
+
 def _dense(x):
-    """(source, out): out = empty_like(x) (x's layout when x is dense), and a
-    tensor with out's strides holding x's values, so that the kernel can run
-    over the raw memory of both."""
+    """(source, out): out = empty_like(x) (x's strides when x is dense, else
+    dense strides in x's dim order, as torch does) and x's values in out's
+    layout, so that the kernel runs over the raw memory of both."""
     out = torch.empty_like(x)
-    if out.stride() != x.stride():
-        x = x.contiguous()
-    return x, out
+    return _like(x, out), out
 
 
 def _unary(name):
@@ -65,8 +68,7 @@ def div(a, b):
         return out
     if a.shape == b.shape and a.stride() == b.stride():
         a, out = _dense(a)
-        if b.stride() != out.stride():
-            b = b.contiguous()
+        b = _like(b, out)
         _C.cr_div(a.data_ptr(), b.data_ptr(), out.data_ptr(), out.numel())
         return out
     a, b = (t.contiguous() for t in torch.broadcast_tensors(a, b))
