@@ -4,8 +4,9 @@ log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, div and integer pow.
 Each unary function returns fl32 of the exact real result (one rounding) for
 every float32 input; docs/CONTRACT.md section 6 gives the real functions,
 special values, type promotion and the backward formulas.  Each is one
-primitive ``repdl::<name>`` (``repdl::div``, ``repdl::pow_int``), computed by
-the backend that ``repdl.backends.for_tensor`` picks.
+primitive ``repdl::<name>`` (``repdl::div``, with ``repdl::div_scalar`` for a
+tensor divided by a Python number, and ``repdl::pow_int``), computed by the
+backend that ``repdl.backends.for_tensor`` picks.
 
 Type promotion follows torch: float32 tensors are used as they are; integer
 and bool tensors are converted to torch's default dtype, which must be
