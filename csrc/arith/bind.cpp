@@ -6,23 +6,17 @@ namespace {
 
 // fma(a, b, c, y, n) on dense float32 arrays.
 PyObject* py_fma(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 5, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  arith::fma(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
-             as_ptr<float>(v[3]), v[4]);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 5, [](const std::vector<int64_t>& v) {
+    arith::fma(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
+               as_ptr<float>(v[3]), v[4]);
+  });
 }
 
 // add_bias(y, m, n, bias, bias_stride): y (m, n) dense, in place.
 PyObject* py_add_bias(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 5, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  arith::add_bias(as_ptr<float>(v[0]), v[1], v[2], as_ptr<const float>(v[3]), v[4]);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 5, [](const std::vector<int64_t>& v) {
+    arith::add_bias(as_ptr<float>(v[0]), v[1], v[2], as_ptr<const float>(v[3]), v[4]);
+  });
 }
 
 const PyMethodDef kMethods[] = {

@@ -28,6 +28,18 @@ inline bool parse_int_args(PyObject* args, Py_ssize_t expected, std::vector<int6
   return true;
 }
 
+// The common binding: read `expected` integers, then run body(ints) with the
+// GIL released (kernels never touch Python objects) and return None.
+template <class Body>
+inline PyObject* run_without_gil(PyObject* args, Py_ssize_t expected, const Body& body) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, expected, &v)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  body(v);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 template <class T>
 inline T* as_ptr(int64_t address) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(address));

@@ -17,18 +17,14 @@ PyObject* py_gemm(PyObject*, PyObject* args) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "gemm: bad batch rank");
     return nullptr;
   }
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, fixed + 3 * ndim, &v)) return nullptr;
-  gemm::Problem p{v[0], v[1], v[2],
-                  {as_ptr<const float>(v[3]), v[4], v[5]},
-                  {as_ptr<const float>(v[6]), v[7], v[8]},
-                  as_ptr<float>(v[9]), v[10]};
-  const int64_t* dims = v.data() + fixed;
-  gemm::Batch batch{static_cast<int>(ndim), dims, dims + ndim, dims + 2 * ndim};
-  Py_BEGIN_ALLOW_THREADS
-  gemm::run(p, batch);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, fixed + 3 * ndim, [&](const std::vector<int64_t>& v) {
+    const gemm::Problem p{v[0], v[1], v[2],
+                          {as_ptr<const float>(v[3]), v[4], v[5]},
+                          {as_ptr<const float>(v[6]), v[7], v[8]},
+                          as_ptr<float>(v[9]), v[10]};
+    const int64_t* dims = v.data() + fixed;
+    gemm::run(p, gemm::Batch{static_cast<int>(ndim), dims, dims + ndim, dims + 2 * ndim});
+  });
 }
 
 const PyMethodDef kMethods[] = {

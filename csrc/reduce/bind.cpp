@@ -4,40 +4,31 @@
 namespace repdl {
 namespace {
 
-// The canonical view travels as 7 integers: x, P1, s1, P0, s0, R, sr.
+// The canonical view travels as its first 7 integers: x, P1, s1, P0, s0, R, sr.
 reduce::View view_from(const std::vector<int64_t>& v) {
   return {as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
 }
 
-// sum(x, P1, s1, P0, s0, R, sr, out, order)  order: 0 sequential, 1 pairwise
+// sum(view..., out, order)  order: 0 sequential, 1 pairwise
 PyObject* py_sum(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 9, &v)) return nullptr;
-  const auto order = v[8] == 1 ? reduce::Order::pairwise : reduce::Order::sequential;
-  Py_BEGIN_ALLOW_THREADS
-  reduce::sum(view_from(v), order, as_ptr<float>(v[7]));
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    reduce::sum(view_from(v), v[8] == 1 ? reduce::Order::pairwise : reduce::Order::sequential,
+                as_ptr<float>(v[7]));
+  });
 }
 
-// sqdev(x, P1, s1, P0, s0, R, sr, mean, out)
+// sqdev(view..., mean, out)
 PyObject* py_sqdev(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 9, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  reduce::sqdev(view_from(v), as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    reduce::sqdev(view_from(v), as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+  });
 }
 
-// extremum(x, P1, s1, P0, s0, R, sr, value, index, is_min)
+// extremum(view..., value, index, is_min)
 PyObject* py_extremum(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 10, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  reduce::extremum(view_from(v), v[9] != 0, as_ptr<float>(v[7]), as_ptr<int64_t>(v[8]));
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
+    reduce::extremum(view_from(v), v[9] != 0, as_ptr<float>(v[7]), as_ptr<int64_t>(v[8]));
+  });
 }
 
 const PyMethodDef kMethods[] = {

@@ -6,17 +6,17 @@ namespace {
 
 // softmax(x, P1, s1, P0, s0, R, sr, y, kind)  kind: 0 softmax, 1 log_softmax, 2 logsumexp
 PyObject* py_softmax(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 9, &v)) return nullptr;
-  if (v[8] < 0 || v[8] > 2) {
-    PyErr_SetString(PyExc_ValueError, "softmax: kind must be 0, 1 or 2");
-    return nullptr;
+  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 9) {
+    const long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 8));
+    if (kind < 0 || kind > 2) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "softmax: kind must be 0, 1 or 2");
+      return nullptr;
+    }
   }
-  const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
-  Py_BEGIN_ALLOW_THREADS
-  softmax::run(view, static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+    softmax::run(view, static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
+  });
 }
 
 const PyMethodDef kMethods[] = {
