@@ -30,3 +30,8 @@ def test_demo_hash_is_computed_two_ways():
     assert fast == slow
     out = subprocess.run([sys.executable, "-m", "repdl", "demo"], capture_output=True, text=True, check=True).stdout
     assert f"sha256 {fast}" in out
+
+
+def test_readme_example_runs():
+    example = re.findall(r"```python\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)[0]
+    exec(compile(example, "README.md", "exec"), {})
