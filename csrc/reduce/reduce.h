@@ -45,6 +45,8 @@ struct Kernels {
   // value and first index of the maximum (is_min: minimum) of each output
   void (*extremum_rows)(const Segment&, bool is_min, float* value, int64_t* index);
   void (*extremum_cols)(const Segment&, bool is_min, float* value, int64_t* index);
+  // the value max() returns for n >= 1 contiguous floats
+  float (*max_value)(const float* x, int64_t n);
   // pairsum of n contiguous floats (one long line).
   float (*pairsum_contiguous)(const float* x, int64_t n);
 };

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include "common/nan.h"
 #include "reduce/reduce.h"
 
@@ -152,10 +153,8 @@ void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* ou
 
 // One contiguous line: the value of the maximum (minimum) does not depend on
 // the order of comparisons, so it is found eight lanes at a time, with NaN
-// tracked on the side; a second pass finds the first position holding it
-// (or the first NaN), and the result is that element, as the scan in the
-// contract would give.
-void extremum_line_avx2(const float* x, int64_t n, bool is_min, float* value, int64_t* index) {
+// tracked on the side.  (Its sign, when it is a zero, does: see callers.)
+float extreme_value_avx2(const float* x, int64_t n, bool is_min, bool* has_nan) {
   __m256 best = _mm256_loadu_ps(x);
   __m256 nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
   int64_t k = 8;
@@ -167,27 +166,46 @@ void extremum_line_avx2(const float* x, int64_t n, bool is_min, float* value, in
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, best);
   float m = lanes[0];
-  bool has_nan = _mm256_movemask_ps(nan) != 0;
+  *has_nan = _mm256_movemask_ps(nan) != 0;
   for (int q = 1; q < 8; ++q) m = is_min ? std::min(m, lanes[q]) : std::max(m, lanes[q]);
   for (; k < n; ++k) {
-    has_nan |= x[k] != x[k];
+    *has_nan |= x[k] != x[k];
     m = is_min ? std::min(m, x[k]) : std::max(m, x[k]);
   }
+  return m;
+}
+
+// First position of the line holding `m` (IEEE equality), or of a NaN.
+int64_t first_position_avx2(const float* x, int64_t n, float m, bool nan) {
   const __m256 target = _mm256_set1_ps(m);
-  int64_t at = 0;
-  for (k = 0; k + 8 <= n; k += 8) {
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
     const __m256 v = _mm256_loadu_ps(x + k);
-    const int mask = _mm256_movemask_ps(has_nan ? _mm256_cmp_ps(v, v, _CMP_UNORD_Q) : _mm256_cmp_ps(v, target, _CMP_EQ_OQ));
-    if (mask) {
-      at = k + __builtin_ctz(static_cast<unsigned>(mask));
-      break;
-    }
+    const int mask = _mm256_movemask_ps(nan ? _mm256_cmp_ps(v, v, _CMP_UNORD_Q) : _mm256_cmp_ps(v, target, _CMP_EQ_OQ));
+    if (mask) return k + __builtin_ctz(static_cast<unsigned>(mask));
   }
-  if (k + 8 > n)
-    for (at = k; at < n && !(has_nan ? x[at] != x[at] : x[at] == m); ++at) {
-    }
+  for (; k < n; ++k)
+    if (nan ? x[k] != x[k] : x[k] == m) break;
+  return k;
+}
+
+// The result is the element at the first position holding the extreme value
+// (or the first NaN), as the scan in the contract would give.
+void extremum_line_avx2(const float* x, int64_t n, bool is_min, float* value, int64_t* index) {
+  bool nan;
+  const float m = extreme_value_avx2(x, n, is_min, &nan);
+  const int64_t at = first_position_avx2(x, n, m, nan);
   *value = canonical_nan(x[at]);
   *index = at;
+}
+
+// Only the value: the position is needed just for the sign of a zero.
+float max_value_avx2(const float* x, int64_t n) {
+  if (n < 16) return max_value_portable(x, n);
+  bool nan;
+  const float m = extreme_value_avx2(x, n, false, &nan);
+  if (nan) return canonical_nan(std::numeric_limits<float>::quiet_NaN());
+  return m == 0.0f ? x[first_position_avx2(x, n, m, false)] : m;
 }
 
 void extremum_rows_avx2(const Segment& s, bool is_min, float* value, int64_t* index) {
@@ -199,7 +217,7 @@ void extremum_rows_avx2(const Segment& s, bool is_min, float* value, int64_t* in
 
 const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable,
                               dot_rows_avx2, dot_cols_portable, extremum_rows_avx2, extremum_cols_portable,
-                              pairsum_contiguous_avx2};
+                              max_value_avx2, pairsum_contiguous_avx2};
 
 }  // namespace reduce
 }  // namespace repdl

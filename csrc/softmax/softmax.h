@@ -15,5 +15,9 @@ enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2 };
 // Kind logsumexp: `y` holds P1*P0 floats.
 void run(const reduce::View& v, Kind kind, float* y);
 
+// Lines p0 .. p0+count-1 (count <= 8), per instruction set.
+void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
+void process_group_avx2(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
+
 }  // namespace softmax
 }  // namespace repdl

@@ -1,0 +1,20 @@
+// Portable row of the softmax line kernels.
+#include <cmath>
+
+#include "common/nan.h"
+#include "common/scratch.h"
+#include "elementwise/elementwise.h"
+#include "softmax/softmax.h"
+
+namespace repdl {
+namespace softmax {
+namespace {
+#include "softmax/lines.inc"
+}  // namespace
+
+void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p0, int count) {
+  process_group(v, kind, y, p0, count);
+}
+
+}  // namespace softmax
+}  // namespace repdl
