@@ -33,12 +33,18 @@ if platform.machine() in ("x86_64", "AMD64", "i686"):
     CXXFLAGS.append("-msse2")
 
 sources = sorted(glob.glob(os.path.join("csrc", "**", "*.cpp"), recursive=True))
+# Headers, included kernel bodies and generated tables: a change to any of
+# them must rebuild the extension (setuptools only watches `sources`).
+depends = sorted(
+    f for pattern in ("*.h", "*.inc") for f in glob.glob(os.path.join("csrc", "**", pattern), recursive=True)
+) + sorted(glob.glob(os.path.join("src", "repdl", "crtables", "*.inc")))
 
 setup(
     ext_modules=[
         Extension(
             "repdl._C",
             sources=sources,
+            depends=depends,
             include_dirs=["csrc"],
             extra_compile_args=CXXFLAGS,
             # libgomp: `import repdl` imports torch first, whose bundled
