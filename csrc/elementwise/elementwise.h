@@ -35,6 +35,9 @@ void rsqrt(const float* x, float* y, int64_t n);
 void reciprocal(const float* x, float* y, int64_t n);
 void sin(const float* x, float* y, int64_t n);
 void cos(const float* x, float* y, int64_t n);
+void tanh(const float* x, float* y, int64_t n);
+void sigmoid(const float* x, float* y, int64_t n);
+void logsigmoid(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = a[i] / b[i], IEEE-754 division (one rounding).
@@ -51,6 +54,7 @@ void pow_int(const float* x, int64_t p, float* y, int64_t n);
 // Unary functions in a fixed order; unary_name(i) is the function's name.
 enum class Unary : int {
   exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,
+  tanh, sigmoid, logsigmoid,
   count
 };
 const char* unary_name(Unary f);

@@ -14,3 +14,7 @@
 #include "elementwise/fn/reciprocal.h"
 #include "elementwise/fn/sin.h"
 #include "elementwise/fn/cos.h"
+#include "elementwise/fn/logistic.h"
+#include "elementwise/fn/tanh.h"
+#include "elementwise/fn/sigmoid.h"
+#include "elementwise/fn/logsigmoid.h"

@@ -41,6 +41,15 @@ constexpr uint32_t kSin[] = {
 constexpr uint32_t kCos[] = {
 #include "../../src/repdl/crtables/cos.inc"
 };
+constexpr uint32_t kTanh[] = {
+#include "../../src/repdl/crtables/tanh.inc"
+};
+constexpr uint32_t kSigmoid[] = {
+#include "../../src/repdl/crtables/sigmoid.inc"
+};
+constexpr uint32_t kLogsigmoid[] = {
+#include "../../src/repdl/crtables/logsigmoid.inc"
+};
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
@@ -57,6 +66,7 @@ const CrTable& table(Unary f) {
   static constexpr CrTable exp_t = make(kExp), exp2_t = make(kExp2), expm1_t = make(kExpm1), log_t = make(kLog),
                            log2_t = make(kLog2), log10_t = make(kLog10), log1p_t = make(kLog1p),
                            rsqrt_t = make(kRsqrt), sin_t = make(kSin), cos_t = make(kCos);
+  static constexpr CrTable tanh_t = make(kTanh), sigmoid_t = make(kSigmoid), logsigmoid_t = make(kLogsigmoid);
   switch (f) {
     case Unary::exp: return exp_t;
     case Unary::exp2: return exp2_t;
@@ -68,6 +78,9 @@ const CrTable& table(Unary f) {
     case Unary::rsqrt: return rsqrt_t;
     case Unary::sin: return sin_t;
     case Unary::cos: return cos_t;
+    case Unary::tanh: return tanh_t;
+    case Unary::sigmoid: return sigmoid_t;
+    case Unary::logsigmoid: return logsigmoid_t;
     default: return kNone;  // sqrt, reciprocal
   }
 }

@@ -32,6 +32,47 @@ class Spec:
         assert self.gen_window >= self.window + self.gen_error, self.name
 
 
+def _wide(formula):
+    """An MPFR evaluation of a formula that is not one MPFR function: it runs
+    300 bits beyond the caller's precision, with an unbounded exponent range,
+    and is rounded once into the caller's context (so oracle.settle's
+    cross-check still compares two independent precisions)."""
+    def fn(v):
+        outer = gmpy2.get_context()
+        with gmpy2.context(precision=outer.precision + 300, emin=-(1 << 40), emax=1 << 40):
+            r = formula(gmpy2.mpfr(v))
+        return +r
+
+    fn.__name__ = formula.__name__
+    return fn
+
+
+def _mp_sigmoid(v):
+    if v >= 0:
+        return 1 / (1 + gmpy2.exp(-v))
+    u = gmpy2.exp(v)
+    return u / (1 + u)
+
+
+def _mp_softplus(v):
+    return (v if v > 0 else gmpy2.mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(v)))
+
+
+def _mp_logsigmoid(v):
+    return -(gmpy2.log1p(gmpy2.exp(-abs(v))) - (v if v < 0 else gmpy2.mpfr(0)))
+
+
+# selu's constants: the float32 values S = fl32(1.0507009873554804934193349852946) and
+# A = fl32(1.6732632423543772848170429916717), as exact reals (CONTRACT.md section 6).
+SELU_SCALE = float.fromhex("0x1.0cfabep+0")
+SELU_ALPHA = float.fromhex("0x1.ac5afap+0")
+
+
+def _mp_selu(v):
+    s = gmpy2.mpfr(SELU_SCALE)
+    return s * v if v > 0 else s * gmpy2.mpfr(SELU_ALPHA) * gmpy2.expm1(v)
+
+
 _SPECS = [
     Spec("exp", gmpy2.exp, "e^x"),
     Spec("exp2", gmpy2.exp2, "2^x"),
@@ -43,6 +84,14 @@ _SPECS = [
     Spec("rsqrt", gmpy2.rec_sqrt, "1 / sqrt(x)"),
     Spec("sin", gmpy2.sin, "sin(x)"),
     Spec("cos", gmpy2.cos, "cos(x)"),
+    Spec("tanh", gmpy2.tanh, "tanh(x)"),
+    Spec("sigmoid", _wide(_mp_sigmoid), "1 / (1 + e^-x)", gen_error=6),
+    Spec("logsigmoid", _wide(_mp_logsigmoid), "-ln(1 + e^-x)", gen_error=6),
+    Spec("softplus", _wide(_mp_softplus), "ln(1 + e^x)", gen_error=6),
+    Spec("silu", _wide(lambda v: v * _mp_sigmoid(v)), "x / (1 + e^-x)", gen_error=8),
+    Spec("mish", _wide(lambda v: v * gmpy2.tanh(_mp_softplus(v))), "x tanh(ln(1 + e^x))", gen_error=10),
+    Spec("elu", _wide(lambda v: v if v > 0 else gmpy2.expm1(v)), "x > 0 ? x : e^x - 1"),
+    Spec("selu", _wide(_mp_selu), "x > 0 ? S x : S A (e^x - 1)"),
 ]
 
 FUNCTIONS = {s.name: s for s in _SPECS}

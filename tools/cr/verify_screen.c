@@ -19,6 +19,31 @@ typedef long double (*fn_t)(long double);
 static long double f_rsqrt(long double x) { return 1.0L / sqrtl(x); }
 static long double f_recip(long double x) { return 1.0L / x; }
 
+/* Activations (cancellation-free forms, as in the float64 formulas of the
+ * reference: u = e^-|x| <= 1, so every sum has terms of one sign). */
+static long double f_sigmoid(long double x) {
+  long double u = expl(-fabsl(x));
+  return (x < 0 ? u : 1.0L) / (1.0L + u);
+}
+static long double f_logsigmoid(long double x) { return -(log1pl(expl(-fabsl(x))) - (x < 0 ? x : 0.0L)); }
+static long double f_softplus(long double x) { return (x > 0 ? x : 0.0L) + log1pl(expl(-fabsl(x))); }
+static long double f_silu(long double x) {
+  if (isinf(x)) return x > 0 ? x : -0.0L;
+  long double u = expl(-fabsl(x));
+  return (x < 0 ? x * u : x) / (1.0L + u);
+}
+static long double f_mish(long double x) { /* x tanh(ln(1 + u)) = x n / (n + 2), n = u (u + 2), u = e^x */
+  if (isinf(x)) return x > 0 ? x : -0.0L;
+  if (x > 60) return x; /* 1 - n / (n + 2) < 2^-170 */
+  long double u = expl(x), n = u * (u + 2.0L);
+  return x * (n / (n + 2.0L));
+}
+static long double f_elu(long double x) { return x > 0 ? x : expm1l(x); }
+static long double f_selu(long double x) { /* float32 S and A; S A has 48 bits: exact */
+  const long double s = 0x1.0cfabep+0L, a = 0x1.ac5afap+0L;
+  return x > 0 ? s * x : (s * a) * expm1l(x);
+}
+
 /* The screen of each function: its long double evaluation (error a few
  * 2^-63, far below the 2^-50 screen window). */
 static const struct {
@@ -28,6 +53,8 @@ static const struct {
     {"exp", expl},     {"exp2", exp2l},   {"expm1", expm1l}, {"log", logl},          {"log2", log2l},
     {"log10", log10l}, {"log1p", log1pl}, {"sqrt", sqrtl},   {"rsqrt", f_rsqrt},     {"reciprocal", f_recip},
     {"sin", sinl},     {"cos", cosl},
+    {"tanh", tanhl},   {"sigmoid", f_sigmoid}, {"logsigmoid", f_logsigmoid}, {"softplus", f_softplus},
+    {"silu", f_silu},  {"mish", f_mish},   {"elu", f_elu},    {"selu", f_selu},
 };
 
 static fn_t function(const char* name) {

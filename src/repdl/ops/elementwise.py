@@ -22,7 +22,8 @@ from .. import _checks, backends
 from .._library import Op
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "pow"]
+           "sin", "cos", "div", "pow",
+           "tanh", "sigmoid", "logsigmoid"]
 
 Tensor = torch.Tensor
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -82,6 +83,17 @@ rsqrt = _unary("rsqrt", "fl32(1 / sqrt x), correctly rounded (one rounding, not 
 reciprocal = _unary("reciprocal", "fl32(1 / x), correctly rounded (IEEE-754 division).")
 sin = _unary("sin", "fl32(sin x), x in radians, correctly rounded for every float32 x.")
 cos = _unary("cos", "fl32(cos x), x in radians, correctly rounded for every float32 x.")
+
+
+# ---- activations (docs/CONTRACT.md section 6) -------------------------------------------------
+# One rounding of the real function for every float32 x.  softplus, elu and
+# celu take torch's parameters: at the defaults they are these correctly
+# rounded functions; other values follow the contract's fixed sequence of
+# correctly rounded steps (the *_param primitives).
+tanh = _unary("tanh", "fl32(tanh x), correctly rounded for every float32 x.")
+sigmoid = _unary("sigmoid", "fl32(1 / (1 + e**-x)), correctly rounded for every float32 x.")
+logsigmoid = _unary("logsigmoid", "fl32(-ln(1 + e**-x)) (torch.nn.functional.logsigmoid), correctly rounded for "
+                    "every float32 x; logsigmoid(+inf) = -0.")
 
 
 # ---- div -------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import torch
 from ... import _C
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "div_scalar", "pow_int"]
+           "sin", "cos", "div", "div_scalar", "pow_int",
+           "tanh", "sigmoid", "logsigmoid"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -49,6 +50,9 @@ rsqrt = _unary("rsqrt")
 reciprocal = _unary("reciprocal")
 sin = _unary("sin")
 cos = _unary("cos")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+logsigmoid = _unary("logsigmoid")
 
 
 def _bits(t):

@@ -20,7 +20,8 @@ from . import _exact
 from ...crtables import load as _load_table
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "div_scalar", "pow_int"]
+           "sin", "cos", "div", "div_scalar", "pow_int",
+           "tanh", "sigmoid", "logsigmoid"]
 
 _f64 = _exact.f64
 
@@ -110,6 +111,58 @@ def round_checked(name: str, x: torch.Tensor, y64: torch.Tensor) -> torch.Tensor
 # what tools/cr/generate.py sweeps over all 2**32 inputs to build the table.
 # Each must be free of cancellation, with an error (on any IEEE float64
 # device) far below the function's runtime window.
+# Activations: u = e^-|x| <= 1 keeps every sum below of two terms of one
+# sign, so nothing cancels; the bounds (float64 ulps, from 1-ulp exp, expm1,
+# log1p) are the generator's gen_error in tools/cr/functions.py.
+_SELU_S = float.fromhex("0x1.0cfabep+0")  # fl32(1.0507009873554804934193349852946)
+_SELU_SA = float.fromhex("0x1.0cfabep+0") * float.fromhex("0x1.ac5afap+0")  # S * A, exact in float64
+
+
+def _sigmoid64(x):
+    """1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0: <= 5 ulps."""
+    u = torch.exp(-x.abs())
+    return torch.where(x < 0, u, 1.0) / (1.0 + u)
+
+
+def _logsigmoid64(x):
+    """-(ln(1 + e^-|x|) - min(x, 0)): <= 5 ulps; -0 at +inf, as for large x."""
+    return -(torch.log1p(torch.exp(-x.abs())) - x.clamp(max=0.0))
+
+
+def _softplus64(x):
+    """max(x, 0) + ln(1 + e^-|x|): <= 5 ulps."""
+    return x.clamp(min=0.0) + torch.log1p(torch.exp(-x.abs()))
+
+
+def _silu64(x):
+    """x / (1 + e^-x), as x e^x / (1 + e^x) for x < 0: <= 6 ulps.  x is
+    clamped at -120, where |x e^x| < 2^-160 already rounds to -0 (so -inf
+    gives -0, not -inf * 0)."""
+    x = x.clamp(min=-120.0)
+    u = torch.exp(-x.abs())
+    return torch.where(x < 0, x * u, x) / (1.0 + u)
+
+
+def _mish64(x):
+    """x tanh(ln(1 + e^x)) = x n / (n + 2) with n = u (u + 2), u = e^x (all
+    terms positive): <= 9 ulps.  u uses min(x, 40), where n / (n + 2) is
+    already 1 in float64; x is clamped at -120 as in silu."""
+    x = x.clamp(min=-120.0)
+    u = torch.exp(x.clamp(max=40.0))
+    n = u * (u + 2.0)
+    return x * (n / (n + 2.0))
+
+
+def _elu64(x):
+    """x for x > 0, e^x - 1 otherwise: <= 1 ulp."""
+    return torch.where(x > 0, x, torch.expm1(x))
+
+
+def _selu64(x):
+    """S x (exact in float64) for x > 0, (S A)(e^x - 1) otherwise: <= 2 ulps."""
+    return torch.where(x > 0, x * _SELU_S, torch.expm1(x) * _SELU_SA)
+
+
 FLOAT64 = {
     "exp": torch.exp,
     "exp2": torch.exp2,
@@ -121,6 +174,14 @@ FLOAT64 = {
     "rsqrt": torch.rsqrt,
     "sin": torch.sin,
     "cos": torch.cos,
+    "tanh": torch.tanh,
+    "sigmoid": _sigmoid64,
+    "logsigmoid": _logsigmoid64,
+    "softplus": _softplus64,
+    "silu": _silu64,
+    "mish": _mish64,
+    "elu": _elu64,
+    "selu": _selu64,
 }
 
 
@@ -188,6 +249,21 @@ def sin(x):
 def cos(x):
     """fl32(cos x), x in radians."""
     return _cr("cos", x)
+
+
+def tanh(x):
+    """fl32(tanh x)."""
+    return _cr("tanh", x)
+
+
+def sigmoid(x):
+    """fl32(1 / (1 + e**-x))."""
+    return _cr("sigmoid", x)
+
+
+def logsigmoid(x):
+    """fl32(-ln(1 + e**-x)); -0 at +inf."""
+    return _cr("logsigmoid", x)
 
 
 def div(a, b):
