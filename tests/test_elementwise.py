@@ -54,6 +54,8 @@ SPECIAL = {
     "tanh":       (PZ, NZ, 0x3F800000, 0xBF800000),
     "sigmoid":    (0x3F000000, 0x3F000000, 0x3F800000, PZ),
     "logsigmoid": (0xBF317218, 0xBF317218, NZ, NINF),
+    "erf":        (PZ, NZ, 0x3F800000, 0xBF800000),
+    "erfc":       (0x3F800000, 0x3F800000, PZ, 0x40000000),
 }
 _SPECIAL_INPUTS = (PZ, NZ, INF, NINF)
 
@@ -116,7 +118,8 @@ def interesting_domain(name, seed, count):
     """Random bit patterns concentrated where the function is not trivially
     saturated (e.g. |x| < 104 for exp), so the samples probe real rounding."""
     g = torch.Generator().manual_seed(seed)
-    lim = {"exp": 104.0, "exp2": 150.0, "expm1": 90.0, "tanh": 12.0, "sigmoid": 110.0, "logsigmoid": 110.0}.get(name)
+    lim = {"exp": 104.0, "exp2": 150.0, "expm1": 90.0, "tanh": 12.0, "sigmoid": 110.0, "logsigmoid": 110.0,
+           "erf": 4.0, "erfc": 10.1}.get(name)
     if lim is None:
         return []
     x = (torch.rand(count, generator=g, dtype=torch.float64) * 2 - 1) * lim

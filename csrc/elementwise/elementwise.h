@@ -38,6 +38,8 @@ void cos(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
 void sigmoid(const float* x, float* y, int64_t n);
 void logsigmoid(const float* x, float* y, int64_t n);
+void erf(const float* x, float* y, int64_t n);
+void erfc(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = a[i] / b[i], IEEE-754 division (one rounding).
@@ -55,6 +57,7 @@ void pow_int(const float* x, int64_t p, float* y, int64_t n);
 enum class Unary : int {
   exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,
   tanh, sigmoid, logsigmoid,
+  erf, erfc,
   count
 };
 const char* unary_name(Unary f);

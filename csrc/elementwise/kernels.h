@@ -18,3 +18,5 @@
 #include "elementwise/fn/tanh.h"
 #include "elementwise/fn/sigmoid.h"
 #include "elementwise/fn/logsigmoid.h"
+#include "elementwise/fn/erf.h"
+#include "elementwise/fn/erfc.h"

@@ -50,6 +50,12 @@ constexpr uint32_t kSigmoid[] = {
 constexpr uint32_t kLogsigmoid[] = {
 #include "../../src/repdl/crtables/logsigmoid.inc"
 };
+constexpr uint32_t kErf[] = {
+#include "../../src/repdl/crtables/erf.inc"
+};
+constexpr uint32_t kErfc[] = {
+#include "../../src/repdl/crtables/erfc.inc"
+};
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
@@ -67,6 +73,7 @@ const CrTable& table(Unary f) {
                            log2_t = make(kLog2), log10_t = make(kLog10), log1p_t = make(kLog1p),
                            rsqrt_t = make(kRsqrt), sin_t = make(kSin), cos_t = make(kCos);
   static constexpr CrTable tanh_t = make(kTanh), sigmoid_t = make(kSigmoid), logsigmoid_t = make(kLogsigmoid);
+  static constexpr CrTable erf_t = make(kErf), erfc_t = make(kErfc);
   switch (f) {
     case Unary::exp: return exp_t;
     case Unary::exp2: return exp2_t;
@@ -81,6 +88,8 @@ const CrTable& table(Unary f) {
     case Unary::tanh: return tanh_t;
     case Unary::sigmoid: return sigmoid_t;
     case Unary::logsigmoid: return logsigmoid_t;
+    case Unary::erf: return erf_t;
+    case Unary::erfc: return erfc_t;
     default: return kNone;  // sqrt, reciprocal
   }
 }

@@ -73,6 +73,18 @@ def _mp_selu(v):
     return s * v if v > 0 else s * gmpy2.mpfr(SELU_ALPHA) * gmpy2.expm1(v)
 
 
+def _mp_gelu(v):
+    return v * gmpy2.erfc(-v / gmpy2.sqrt(gmpy2.mpfr(2))) / 2
+
+
+def _mp_gelu_tanh(v):
+    """(x/2)(1 + tanh(y)) = x / (1 + e^-2y), y = sqrt(2/pi) (x + 0.044715 x^3),
+    with the real constants (0.044715 as the exact rational 44715/10^6)."""
+    c = gmpy2.sqrt(2 / gmpy2.const_pi())
+    k = gmpy2.mpfr(44715) / 1000000
+    return v / (1 + gmpy2.exp(-2 * c * (v + k * v ** 3)))
+
+
 _SPECS = [
     Spec("exp", gmpy2.exp, "e^x"),
     Spec("exp2", gmpy2.exp2, "2^x"),
@@ -92,6 +104,10 @@ _SPECS = [
     Spec("mish", _wide(lambda v: v * gmpy2.tanh(_mp_softplus(v))), "x tanh(ln(1 + e^x))", gen_error=10),
     Spec("elu", _wide(lambda v: v if v > 0 else gmpy2.expm1(v)), "x > 0 ? x : e^x - 1"),
     Spec("selu", _wide(_mp_selu), "x > 0 ? S x : S A (e^x - 1)"),
+    Spec("erf", gmpy2.erf, "erf(x)"),
+    Spec("erfc", gmpy2.erfc, "1 - erf(x)", gen_error=6),
+    Spec("gelu", _wide(_mp_gelu), "x Phi(x) = (x/2) erfc(-x/sqrt(2))", gen_error=8),
+    Spec("gelu_tanh", _wide(_mp_gelu_tanh), "(x/2)(1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))", gen_error=8),
 ]
 
 FUNCTIONS = {s.name: s for s in _SPECS}

@@ -44,6 +44,56 @@ static long double f_selu(long double x) { /* float32 S and A; S A has 48 bits: 
   return x > 0 ? s * x : (s * a) * expm1l(x);
 }
 
+/* The erf family.  gelu near 0: for 0 < |x| < 2^-60, gelu(x) = x/2 + x^2/sqrt(2 pi) + O(x^4)
+ * (both forms) lies above x/2 by less than 2^-60 |x/2|, and x/2 (exact) is a float32 value
+ * or, for subnormal results, a rounding midpoint: the result is x/2, or the float32 neighbour
+ * above the midpoint.  Returned as that float32 value (not near a midpoint). */
+static long double gelu_near_zero(long double x) {
+  long double v = 0.5L * x;
+  float r = (float)v;
+  if ((long double)r == v || (long double)r > v) return r;
+  return nextafterf(r, INFINITY);
+}
+/* (x/2) erfc(-x/sqrt 2) with -x/sqrt 2 = zh + zl, zh = -x CH exact (CH = 1/sqrt 2 to 40
+ * bits), |zl| < 2^-40 |x|: erfc(zh + zl) = erfc(zh) - (2/sqrt pi) e^(-zh^2) zl (1 - zh zl)
+ * + O(|zh zl|^3), so the rounding of the argument never meets erfc's condition number 2 z^2
+ * (about 210 at x = -14.7); the remainder is below 2^-70. */
+static long double f_gelu(long double x) {
+  const long double ch = 0x5a827999fdp-39L, cl = -0x866dee9a09d9322bp-106L, k = 0x906eba8214db688dp-63L;
+  if (isinf(x)) return x > 0 ? x : -0.0L;
+  if (fabsl(x) < 0x1p-60L) return gelu_near_zero(x);
+  long double zh = -x * ch, zl = -x * cl;
+  return 0.5L * x * (erfcl(zh) - k * expl(-zh * zh) * zl * (1.0L - zh * zl));
+}
+/* x / (1 + e^-t) with t = A x + B x^3 (A = 2 sqrt(2/pi), B = 0.044715 A, real constants) as
+ * x E / (1 + E) for x < 0, E = e^-|t|.  Near x = -11, E is e^-112, so t is needed to 2^-60
+ * absolutely: x^3 = x (x2h + x2l) exactly (x^2 exact, x2h its top 32 bits), A = A1 + A2 (A1
+ * of 40 bits), B = B1 + B2 (B1 of 8 bits), so A1 x, B1 x x2h and B1 x x2l are exact; with
+ * B2 x^3 (< 2^-10 |t|, one rounding) they are summed by TwoSum into th + tl, to which A2 x
+ * (< 2^-39) is added.  |error of t| < 2^-72 |t|, below 2^-60 for |x| <= 40. */
+static long double two_sum(long double a, long double b, long double* e) {
+  long double s = a + b, bb = s - a;
+  *e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+static long double f_gelu_tanh(long double x) {
+  const long double a1 = 0x662114cf51p-38L, a2 = -0x9af72f034c3aff45p-104L;
+  const long double b1 = 0x49p-10L, b2 = 0x2279526c5a57a4dfp-75L;
+  if (isinf(x)) return x > 0 ? x : -0.0L;
+  if (fabsl(x) < 0x1p-60L) return gelu_near_zero(x);
+  if (x > 40) return x;      /* E < e^-2900 */
+  if (x < -40) return -0.0L; /* |f| < 40 e^-2900 */
+  long double x2 = x * x, c = x2 * 0x100000001p0L;
+  long double x2h = c - (c - x2), x2l = x2 - x2h;
+  long double x3a = x * x2h, x3b = x * x2l, e1, e2, e3;
+  long double s1 = two_sum(a1 * x, b1 * x3a, &e1);
+  long double s2 = two_sum(s1, b2 * (x3a + x3b), &e2);
+  long double th = two_sum(s2, b1 * x3b, &e3);
+  long double tl = ((e1 + e2) + e3) + a2 * x;
+  long double big_e = expl(-fabsl(th)) * (1.0L + (x < 0 ? tl : -tl));
+  return (x < 0 ? x * big_e : x) / (1.0L + big_e);
+}
+
 /* The screen of each function: its long double evaluation (error a few
  * 2^-63, far below the 2^-50 screen window). */
 static const struct {
@@ -55,11 +105,26 @@ static const struct {
     {"sin", sinl},     {"cos", cosl},
     {"tanh", tanhl},   {"sigmoid", f_sigmoid}, {"logsigmoid", f_logsigmoid}, {"softplus", f_softplus},
     {"silu", f_silu},  {"mish", f_mish},   {"elu", f_elu},    {"selu", f_selu},
+    {"erf", erfl},     {"erfc", erfcl},   {"gelu", f_gelu},  {"gelu_tanh", f_gelu_tanh},
 };
 
 static fn_t function(const char* name) {
   for (size_t i = 0; i < sizeof kFunctions / sizeof kFunctions[0]; ++i)
     if (strcmp(kFunctions[i].name, name) == 0) return kFunctions[i].f;
+  return 0;
+}
+
+/* Functions whose float64 evaluations (C++ rows and reference) return, for |x| below a
+ * bound, a value chosen to round like f(x) rather than one within an ulp of it (gelu near 0:
+ * csrc/elementwise/fn/erf_family.h); their float64 error is measured for |x| >= the bound. */
+static const struct {
+  const char* name;
+  long double from;
+} kErrorFrom[] = {{"gelu", 0x1p-60L}, {"gelu_tanh", 0x1p-60L}};
+
+static long double error_from(const char* name) {
+  for (size_t i = 0; i < sizeof kErrorFrom / sizeof kErrorFrom[0]; ++i)
+    if (strcmp(kErrorFrom[i].name, name) == 0) return kErrorFrom[i].from;
   return 0;
 }
 
@@ -96,6 +161,7 @@ static int near_midpoint(long double v, float r) {
 void screen(const char* name, const uint32_t* xs, int64_t n, uint32_t* want, uint8_t* near, int n64,
             const double* const* y64, double* err, int64_t* where) {
   fn_t f = function(name);
+  const long double from = error_from(name);
   for (int k = 0; k < n64; ++k) {
     err[k] = 0;
     where[k] = -1;
@@ -108,7 +174,7 @@ void screen(const char* name, const uint32_t* xs, int64_t n, uint32_t* want, uin
     near[i] = (uint8_t)near_midpoint(v, r);
     want[i] = (r != r) ? 0x7FC00000u : bits_of(r);
     long double a = fabsl(v);
-    if (n64 == 0 || !(a >= 0x1p-151L && a < 0x1p129L)) continue;
+    if (n64 == 0 || !(a >= 0x1p-151L && a < 0x1p129L) || fabsl((long double)x) < from) continue;
     /* ulp = 2^(e - 52) for a in [2^e, 2^(e+1)), e read from the x87 format */
     uint16_t se;
     memcpy(&se, (const char*)&a + 8, 2);

@@ -23,7 +23,8 @@ from .._library import Op
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "pow",
-           "tanh", "sigmoid", "logsigmoid"]
+           "tanh", "sigmoid", "logsigmoid",
+           "erf", "erfc"]
 
 Tensor = torch.Tensor
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -94,6 +95,12 @@ tanh = _unary("tanh", "fl32(tanh x), correctly rounded for every float32 x.")
 sigmoid = _unary("sigmoid", "fl32(1 / (1 + e**-x)), correctly rounded for every float32 x.")
 logsigmoid = _unary("logsigmoid", "fl32(-ln(1 + e**-x)) (torch.nn.functional.logsigmoid), correctly rounded for "
                     "every float32 x; logsigmoid(+inf) = -0.")
+
+
+# ---- the erf family and gelu (docs/CONTRACT.md section 6) --------------------------------------
+erf = _unary("erf", "fl32(erf x), correctly rounded for every float32 x.")
+erfc = _unary("erfc", "fl32(1 - erf x), correctly rounded for every float32 x (erfc(x) itself, not 1 - "
+              "erf(x) in float32).")
 
 
 # ---- div -------------------------------------------------------------------------------------

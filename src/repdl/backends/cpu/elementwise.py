@@ -7,7 +7,8 @@ from ... import _C
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "div_scalar", "pow_int",
-           "tanh", "sigmoid", "logsigmoid"]
+           "tanh", "sigmoid", "logsigmoid",
+           "erf", "erfc"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -53,6 +54,8 @@ cos = _unary("cos")
 tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 logsigmoid = _unary("logsigmoid")
+erf = _unary("erf")
+erfc = _unary("erfc")
 
 
 def _bits(t):

@@ -21,7 +21,8 @@ from ...crtables import load as _load_table
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "div_scalar", "pow_int",
-           "tanh", "sigmoid", "logsigmoid"]
+           "tanh", "sigmoid", "logsigmoid",
+           "erf", "erfc", "gelu", "gelu_tanh"]
 
 _f64 = _exact.f64
 
@@ -163,6 +164,74 @@ def _selu64(x):
     return torch.where(x > 0, x * _SELU_S, torch.expm1(x) * _SELU_SA)
 
 
+# The erf family (bounds in float64 ulps; torch's float64 erf, erfc and exp
+# err by <= 1.5 ulps on CPU (SLEEF) and <= 4 on CUDA).  Near zero both gelu
+# forms return x/2 moved by 2^-43 |x/2| towards +inf, as the C++ rows do
+# (csrc/elementwise/fn/erf_family.h): the same rounding as f(x), and far from
+# every midpoint, where a faithful value could sit on one (x/2 a subnormal
+# midpoint) and need a table entry.
+_GELU_C_HI = float.fromhex("0x1.6a09e66p-1")  # 1/sqrt 2 to 29 bits: x * C_HI is exact for float32 x
+_GELU_C_LO = float.fromhex("0x1.fcef32422cbecp-31")  # 1/sqrt 2 - C_HI
+_TWO_OVER_SQRTPI = float.fromhex("0x1.20dd750429b6dp+0")
+_GELU_TANH_A = (float.fromhex("0x1.9884533d43651p+0"), float.fromhex("-0x1.cbc0d30ebfd15p-54"))  # 2 sqrt(2/pi)
+_GELU_TANH_B = (float.fromhex("0x1.2444f2a4d8b4bp-4"), float.fromhex("-0x1.6c843a29d1c70p-61"))  # A 0.044715
+
+
+def _gelu_near_zero(x, y):
+    """y, except x (1/2 +- 2^-44) (towards +inf) where |x| < 2^-60."""
+    return torch.where(x.abs() < 2.0 ** -60, x * torch.where(x < 0, 0.5 - 2.0 ** -44, 0.5 + 2.0 ** -44), y)
+
+
+def _gelu64(x):
+    """(x/2) erfc(z), z = -x/sqrt 2 = zh + zl with zh = -x C_HI exact and
+    |zl| <= 2^-30 |z|: erfc(z) = erfc(zh) - (2/sqrt pi) e^(-zh^2) zl (1 - zh zl)
+    + O(|z zl|^3), which leaves the rounding of z (amplified 2 z^2 ~ 210
+    times for x near -14.7) out of erfc's argument; the remainder is below
+    2^-66 relative.  <= 3 ulps.  -0 below -14.75 (|gelu(-14.75)| < 2^-158)."""
+    xc = x.clamp(-15.0, 15.0)  # beyond 15, erfc(zh) is 2 and x e^-112 rounds to x
+    zh = xc * -_GELU_C_HI
+    zl = xc * -_GELU_C_LO
+    e = torch.erfc(zh) - _TWO_OVER_SQRTPI * torch.exp(-(zh * zh)) * zl * (1.0 - zh * zl)
+    y = torch.where(x < -14.75, -0.0, (0.5 * x) * e)
+    return _gelu_near_zero(x, y)
+
+
+def _split27(a):
+    """Veltkamp: a = hi + lo exactly, hi with 26 bits."""
+    c = a * 134217729.0
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_prod(a, b):
+    """(p, e) with p = fl(a b) and p + e = a b exactly (Dekker; no fma)."""
+    p = a * b
+    ah, al = _split27(a)
+    bh, bl = _split27(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _gelu_tanh64(x):
+    """x / (1 + E) for x >= 0, x E / (1 + E) for x < 0, E = e^-|t|, t = A x +
+    B x^3 = 2 sqrt(2/pi) (x + 0.044715 x^3) in double-double (|error| <
+    2^-95: E is e^-112 near x = -11, so t needs ~2^-58 absolutely):
+    e^-|t| = e^-|th| (1 + tl').  <= 7 ulps.  -0 below -11 (|f(-11)| < 2^-158)."""
+    xc = x.clamp(-12.0, 12.0)
+    ph, pe = _two_prod(xc, _GELU_TANH_A[0])
+    pl = pe + xc * _GELU_TANH_A[1]
+    x2 = xc * xc  # exact
+    x3h, x3l = _two_prod(x2, xc)
+    qh, qe = _two_prod(x3h, _GELU_TANH_B[0])
+    ql = qe + (x3l * _GELU_TANH_B[0] + x3h * _GELU_TANH_B[1])
+    th = ph + qh
+    bb = th - ph
+    tl = ((ph - (th - bb)) + (qh - bb)) + (pl + ql)
+    neg = x < 0
+    e = torch.exp(-th.abs()) * (1.0 + torch.where(neg, tl, -tl))
+    y = torch.where(neg, x * e, x) / (1.0 + e)
+    return _gelu_near_zero(x, torch.where(x < -11.0, -0.0, y))
+
+
 FLOAT64 = {
     "exp": torch.exp,
     "exp2": torch.exp2,
@@ -182,6 +251,10 @@ FLOAT64 = {
     "mish": _mish64,
     "elu": _elu64,
     "selu": _selu64,
+    "erf": torch.erf,
+    "erfc": torch.erfc,
+    "gelu": _gelu64,
+    "gelu_tanh": _gelu_tanh64,
 }
 
 
@@ -264,6 +337,27 @@ def sigmoid(x):
 def logsigmoid(x):
     """fl32(-ln(1 + e**-x)); -0 at +inf."""
     return _cr("logsigmoid", x)
+
+
+def erf(x):
+    """fl32(erf x)."""
+    return _cr("erf", x)
+
+
+def erfc(x):
+    """fl32(1 - erf x)."""
+    return _cr("erfc", x)
+
+
+def gelu(x):
+    """fl32(x Phi(x)) = fl32((x/2) erfc(-x/sqrt 2)) (approximate='none'); -0 at -inf."""
+    return _cr("gelu", x)
+
+
+def gelu_tanh(x):
+    """fl32((x/2)(1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))), the real
+    constants (approximate='tanh'); -0 at -inf."""
+    return _cr("gelu_tanh", x)
 
 
 def div(a, b):

@@ -1,0 +1,143 @@
+#!/usr/bin/env python
+"""Coefficients and constants of the erf family's C++ float64 evaluations
+(csrc/elementwise/fn/erf_family.h: erf, erfc, gelu, gelu_tanh).
+
+* erf(z) = z P(z^2) for |z| <= 1/2: P interpolates erf(sqrt u)/sqrt u at
+  Chebyshev nodes of u in [0, 1/4] (tools/cr/polyfit.py, MPFR at 2000 bits).
+* erfcx(z) = e^(z^2) erfc(z) = N(z) / D(z) for z in [0, 10.5]: a rational
+  function of degree (9, 10), fitted by Sanathanan-Koerner iterations with
+  Lawson reweighting (mpmath, 60 digits) towards the minimax relative error.
+  All its coefficients are positive, which is what bounds the rounding error
+  of evaluating N and D at z >= 0 (erf_family.h).
+* The constants: 1/sqrt 2, 2/sqrt pi, and sqrt(2/pi) and 0.044715 (exact
+  decimal) for gelu_tanh, as float64 or float64 pairs.
+
+Every error printed is the largest relative error over a dense grid (and, for
+the rational, a finer grid around its extrema), with the coefficients rounded
+to float64 as printed, in units of 2**-53 (at most one float64 ulp).
+
+    python tools/cr/fit_erf.py          # prints the C++ initialisers (about 1 minute)
+"""
+import os
+import sys
+
+import gmpy2
+import mpmath as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import polyfit  # noqa: E402  (sets gmpy2's precision to 2000 bits)
+
+mp.mp.dps = 60
+
+SMALL = 0.5           # erf(z) = z P(z^2) for |z| <= SMALL
+SMALL_DEGREE = 9
+ZMAX = 10.5           # erfcx(z) = N(z)/D(z) for 0 <= z <= ZMAX
+RAT_DEGREES = (9, 10)
+
+
+def erfcx(z):
+    return mp.exp(z * z) * mp.erfc(z)
+
+
+def rational_fit(f, a, b, p, q, nodes=300, iterations=30):
+    """N/D (D(0) = 1) near-minimax in relative error on [a, b]: weighted
+    linear least squares on Chebyshev nodes, the weights 1/(f D_previous)
+    (Sanathanan-Koerner) times Lawson's multiplicative update; the iterate
+    with the smallest maximum error is kept."""
+    zs = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (2 * i + 1) / (2 * nodes)) for i in range(nodes)]
+    fs = [f(z) for z in zs]
+    lam = [mp.mpf(1)] * nodes
+    dprev = [mp.mpf(1)] * nodes
+    best = None
+    for _ in range(iterations):
+        rows, rhs = [], []
+        for z, fv, dp, lm in zip(zs, fs, dprev, lam):
+            w = mp.sqrt(lm) / (fv * dp)
+            rows.append([w * z ** k for k in range(p + 1)] + [-w * fv * z ** k for k in range(1, q + 1)])
+            rhs.append(w * fv)
+        sol = mp.qr_solve(mp.matrix(rows), mp.matrix(rhs))[0]
+        num = [sol[k] for k in range(p + 1)]
+        den = [mp.mpf(1)] + [sol[p + k] for k in range(1, q + 1)]
+        errs = [(mp.polyval(num[::-1], z) / mp.polyval(den[::-1], z) - fv) / fv for z, fv in zip(zs, fs)]
+        dprev = [mp.polyval(den[::-1], z) for z in zs]
+        worst = max(abs(e) for e in errs)
+        if best is None or worst < best[0]:
+            best = (worst, num, den)
+        total = sum(lm * abs(e) for lm, e in zip(lam, errs))
+        lam = [lm * abs(e) / total for lm, e in zip(lam, errs)]
+    return best[1], best[2]
+
+
+def rational_error(num, den, a, b, samples=20000):
+    """Largest |N/D - erfcx| / erfcx over a uniform grid, then refined by a
+    local grid around the ten worst points, in units of 2**-53."""
+    num = [mp.mpf(c) for c in num]
+    den = [mp.mpf(c) for c in den]
+
+    def err(z):
+        v = erfcx(z)
+        return abs((mp.polyval(num[::-1], z) / mp.polyval(den[::-1], z) - v) / v)
+
+    h = (mp.mpf(b) - a) / samples
+    grid = sorted(((err(a + h * i), a + h * i) for i in range(samples + 1)), reverse=True)
+    worst = grid[0][0]
+    for _, z in grid[:10]:
+        for j in range(-50, 51):
+            t = z + h * j / 50
+            if a <= t <= b:
+                worst = max(worst, err(t))
+    return float(worst * 2 ** 53)
+
+
+def hexlist(cs, per_line=3):
+    items = [f"{float(c).hex()}" for c in cs]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return ",\n    ".join(lines)
+
+
+def split(v, bits):
+    """v = hi + lo with hi rounded to `bits` significant bits (gmpy2 value)."""
+    with gmpy2.context(precision=bits):
+        hi = +v
+    return float(hi), float(v - gmpy2.mpfr(float(hi)))
+
+
+def main():
+    # erf(z) = z P(z^2), |z| <= 1/2
+    def p_small(u):
+        if u == 0:
+            return 2 / gmpy2.sqrt(gmpy2.const_pi())
+        z = gmpy2.sqrt(u)
+        return gmpy2.erf(z) / z
+    polyfit.report("erf: P(u) = erf(sqrt u) / sqrt u, u = z^2",
+                   polyfit.chebyshev_fit(p_small, 0, SMALL * SMALL, SMALL_DEGREE), p_small, 0, SMALL * SMALL,
+                   lambda u: 1 / p_small(u))
+
+    num, den = rational_fit(erfcx, mp.mpf(0), mp.mpf(ZMAX), *RAT_DEGREES)
+    num64 = [float(c) for c in num]
+    den64 = [float(c) for c in den]
+    assert min(num64) > 0 and min(den64) > 0, "the error bound needs positive coefficients"
+    e = rational_error(num64, den64, 0, ZMAX)
+    print(f"// erfcx(z) = N(z)/D(z) on [0, {ZMAX}], degrees {RAT_DEGREES}: approximation error {e:.3g} "
+          "units of 2^-53 (coefficients as printed)")
+    print(f"constexpr double kErfcxN[{len(num64)}] = {{\n    {hexlist(num64)}}};")
+    print(f"constexpr double kErfcxD[{len(den64)}] = {{\n    {hexlist(den64)}}};")
+
+    with gmpy2.context(precision=600):
+        pi = gmpy2.const_pi()
+        r2 = gmpy2.sqrt(gmpy2.mpfr(2))
+        c = gmpy2.sqrt(2 / pi)
+        kappa = gmpy2.mpfr(44715) / 1000000
+        a = 2 * c
+        b = 2 * c * kappa
+        print("// constants")
+        print(f"1/sqrt(2) = {float(1 / r2).hex()}; 29-bit split {[v.hex() for v in split(1 / r2, 29)]}")
+        print(f"2/sqrt(pi) = {float(2 / gmpy2.sqrt(pi)).hex()}")
+        ah = float(a)
+        bh = float(b)
+        print(f"A = 2 sqrt(2/pi) = {ah.hex()} + {float(a - gmpy2.mpfr(ah)).hex()}")
+        print(f"B = 2 sqrt(2/pi) 0.044715 = {bh.hex()} + {float(b - gmpy2.mpfr(bh)).hex()}")
+
+
+if __name__ == "__main__":
+    main()
