@@ -30,6 +30,14 @@ UNARY = list(_C.cr_unary_names())
 TABLED = [n for n in UNARY if n in FUNCTIONS]
 MPFR = {n: s.mpfr for n, s in FUNCTIONS.items()}
 MPFR.update({"sqrt": gmpy2.sqrt, "reciprocal": lambda v: 1 / v})
+# The public function behind each C++ name (gelu's tanh form is repdl.gelu's keyword).
+PUBLIC = {"gelu_tanh": lambda x: repdl.gelu(x, approximate="tanh")}
+
+
+def public(name):
+    return PUBLIC.get(name) or getattr(repdl, name)
+
+
 NAN = 0x7FC00000
 INF, NINF = 0x7F800000, 0xFF800000
 PZ, NZ = 0x00000000, 0x80000000
@@ -56,6 +64,7 @@ SPECIAL = {
     "logsigmoid": (0xBF317218, 0xBF317218, NZ, NINF),
     "erf":        (PZ, NZ, 0x3F800000, 0xBF800000),
     "erfc":       (0x3F800000, 0x3F800000, PZ, 0x40000000),
+    "gelu":       (PZ, NZ, INF, NZ),
 }
 _SPECIAL_INPUTS = (PZ, NZ, INF, NINF)
 
@@ -119,7 +128,7 @@ def interesting_domain(name, seed, count):
     saturated (e.g. |x| < 104 for exp), so the samples probe real rounding."""
     g = torch.Generator().manual_seed(seed)
     lim = {"exp": 104.0, "exp2": 150.0, "expm1": 90.0, "tanh": 12.0, "sigmoid": 110.0, "logsigmoid": 110.0,
-           "erf": 4.0, "erfc": 10.1}.get(name)
+           "erf": 4.0, "erfc": 10.1, "gelu": 14.8}.get(name)
     if lim is None:
         return []
     x = (torch.rand(count, generator=g, dtype=torch.float64) * 2 - 1) * lim
@@ -279,7 +288,7 @@ def test_threads_offsets_and_tails(name):
 
 @pytest.mark.parametrize("name", UNARY)
 def test_dtypes(name):
-    f = getattr(repdl, name)
+    f = public(name)
     for dt in (torch.float16, torch.bfloat16, torch.float64, torch.complex64):
         with pytest.raises(TypeError, match="float32"):
             f(torch.ones(3, dtype=dt))

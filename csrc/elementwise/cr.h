@@ -23,7 +23,8 @@ namespace elementwise {
   X(exp, Exp) X(exp2, Exp2) X(expm1, Expm1) X(log, Log) X(log2, Log2) X(log10, Log10)            \
   X(log1p, Log1p) X(sqrt, Sqrt) X(rsqrt, Rsqrt) X(reciprocal, Reciprocal) X(sin, Sin) X(cos, Cos) \
   X(tanh, Tanh) X(sigmoid, Sigmoid) X(logsigmoid, Logsigmoid) \
-  X(erf, Erf) X(erfc, Erfc)
+  X(erf, Erf) X(erfc, Erfc) \
+  X(gelu, Gelu)
 
 // A function's hard cases: `count` (input bits, result bits) pairs sorted by
 // input bits; `window` is W.  Functions that need no table have count 0.

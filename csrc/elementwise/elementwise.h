@@ -40,6 +40,7 @@ void sigmoid(const float* x, float* y, int64_t n);
 void logsigmoid(const float* x, float* y, int64_t n);
 void erf(const float* x, float* y, int64_t n);
 void erfc(const float* x, float* y, int64_t n);
+void gelu(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = a[i] / b[i], IEEE-754 division (one rounding).
@@ -58,6 +59,7 @@ enum class Unary : int {
   exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos,
   tanh, sigmoid, logsigmoid,
   erf, erfc,
+  gelu,
   count
 };
 const char* unary_name(Unary f);

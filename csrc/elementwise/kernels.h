@@ -20,3 +20,4 @@
 #include "elementwise/fn/logsigmoid.h"
 #include "elementwise/fn/erf.h"
 #include "elementwise/fn/erfc.h"
+#include "elementwise/fn/gelu.h"

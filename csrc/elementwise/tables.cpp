@@ -56,6 +56,9 @@ constexpr uint32_t kErf[] = {
 constexpr uint32_t kErfc[] = {
 #include "../../src/repdl/crtables/erfc.inc"
 };
+constexpr uint32_t kGelu[] = {
+#include "../../src/repdl/crtables/gelu.inc"
+};
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
@@ -74,6 +77,7 @@ const CrTable& table(Unary f) {
                            rsqrt_t = make(kRsqrt), sin_t = make(kSin), cos_t = make(kCos);
   static constexpr CrTable tanh_t = make(kTanh), sigmoid_t = make(kSigmoid), logsigmoid_t = make(kLogsigmoid);
   static constexpr CrTable erf_t = make(kErf), erfc_t = make(kErfc);
+  static constexpr CrTable gelu_t = make(kGelu);
   switch (f) {
     case Unary::exp: return exp_t;
     case Unary::exp2: return exp2_t;
@@ -90,6 +94,7 @@ const CrTable& table(Unary f) {
     case Unary::logsigmoid: return logsigmoid_t;
     case Unary::erf: return erf_t;
     case Unary::erfc: return erfc_t;
+    case Unary::gelu: return gelu_t;
     default: return kNone;  // sqrt, reciprocal
   }
 }

@@ -24,7 +24,7 @@ from .._library import Op
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "pow",
            "tanh", "sigmoid", "logsigmoid",
-           "erf", "erfc"]
+           "erf", "erfc", "gelu"]
 
 Tensor = torch.Tensor
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -101,6 +101,28 @@ logsigmoid = _unary("logsigmoid", "fl32(-ln(1 + e**-x)) (torch.nn.functional.log
 erf = _unary("erf", "fl32(erf x), correctly rounded for every float32 x.")
 erfc = _unary("erfc", "fl32(1 - erf x), correctly rounded for every float32 x (erfc(x) itself, not 1 - "
               "erf(x) in float32).")
+
+
+def _gelu_impl(x: Tensor) -> Tensor:
+    return backends.for_tensor(x).gelu(x)
+
+
+_gelu = Op("gelu", _gelu_impl, _fake_unary)
+
+
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
+    """torch.nn.functional.gelu, correctly rounded for every float32 x:
+    approximate='none' gives fl32(x Phi(x)) = fl32((x/2) erfc(-x/sqrt 2));
+    approximate='tanh' gives fl32((x/2)(1 + tanh(sqrt(2/pi)(x + 0.044715 x**3))))
+    with the real constants.  Each is one rounding of the whole formula;
+    gelu(+inf) = +inf and gelu(-inf) = -0 for both (docs/CONTRACT.md 6)."""
+    if not isinstance(approximate, str):
+        raise TypeError(f"repdl.gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
+    if approximate == "none":
+        return _gelu(_float32_input("gelu", input))
+    if approximate == "tanh":
+        raise NotImplementedError("repdl.gelu: approximate='tanh' is being added")
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 # ---- div -------------------------------------------------------------------------------------

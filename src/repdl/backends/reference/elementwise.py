@@ -138,10 +138,14 @@ def _softplus64(x):
 def _silu64(x):
     """x / (1 + e^-x), as x e^x / (1 + e^x) for x < 0: <= 6 ulps.  x is
     clamped at -120, where |x e^x| < 2^-160 already rounds to -0 (so -inf
-    gives -0, not -inf * 0)."""
-    x = x.clamp(min=-120.0)
-    u = torch.exp(-x.abs())
-    return torch.where(x < 0, x * u, x) / (1.0 + u)
+    gives -0, not -inf * 0).  For |x| < 2^-60, x (1/2 +- 2^-44): x/2 moved
+    by 2^-43 |x/2| towards +inf, the side silu(x) lies on, and far from the
+    midpoint x/2 can be (csrc/elementwise/fn/silu.h)."""
+    xc = x.clamp(min=-120.0)
+    u = torch.exp(-xc.abs())
+    y = torch.where(xc < 0, xc * u, xc) / (1.0 + u)
+    nudged = x * (0.5 + torch.where(x < 0, -1.0, 1.0).to(x.dtype) * 2.0 ** -44)
+    return torch.where(x.abs() < 2.0 ** -60, nudged, y)
 
 
 def _mish64(x):
@@ -179,7 +183,8 @@ _GELU_TANH_B = (float.fromhex("0x1.2444f2a4d8b4bp-4"), float.fromhex("-0x1.6c843
 
 def _gelu_near_zero(x, y):
     """y, except x (1/2 +- 2^-44) (towards +inf) where |x| < 2^-60."""
-    return torch.where(x.abs() < 2.0 ** -60, x * torch.where(x < 0, 0.5 - 2.0 ** -44, 0.5 + 2.0 ** -44), y)
+    nudged = x * (0.5 + torch.where(x < 0, -1.0, 1.0).to(x.dtype) * 2.0 ** -44)  # float64 throughout
+    return torch.where(x.abs() < 2.0 ** -60, nudged, y)
 
 
 def _gelu64(x):
