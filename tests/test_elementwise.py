@@ -65,6 +65,7 @@ SPECIAL = {
     "erf":        (PZ, NZ, 0x3F800000, 0xBF800000),
     "erfc":       (0x3F800000, 0x3F800000, PZ, 0x40000000),
     "gelu":       (PZ, NZ, INF, NZ),
+    "gelu_tanh":  (PZ, NZ, INF, NZ),
 }
 _SPECIAL_INPUTS = (PZ, NZ, INF, NINF)
 
@@ -128,7 +129,7 @@ def interesting_domain(name, seed, count):
     saturated (e.g. |x| < 104 for exp), so the samples probe real rounding."""
     g = torch.Generator().manual_seed(seed)
     lim = {"exp": 104.0, "exp2": 150.0, "expm1": 90.0, "tanh": 12.0, "sigmoid": 110.0, "logsigmoid": 110.0,
-           "erf": 4.0, "erfc": 10.1, "gelu": 14.8}.get(name)
+           "erf": 4.0, "erfc": 10.1, "gelu": 14.8, "gelu_tanh": 11.2}.get(name)
     if lim is None:
         return []
     x = (torch.rand(count, generator=g, dtype=torch.float64) * 2 - 1) * lim

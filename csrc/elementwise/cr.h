@@ -24,7 +24,8 @@ namespace elementwise {
   X(log1p, Log1p) X(sqrt, Sqrt) X(rsqrt, Rsqrt) X(reciprocal, Reciprocal) X(sin, Sin) X(cos, Cos) \
   X(tanh, Tanh) X(sigmoid, Sigmoid) X(logsigmoid, Logsigmoid) \
   X(erf, Erf) X(erfc, Erfc) \
-  X(gelu, Gelu)
+  X(gelu, Gelu) \
+  X(gelu_tanh, GeluTanh)
 
 // A function's hard cases: `count` (input bits, result bits) pairs sorted by
 // input bits; `window` is W.  Functions that need no table have count 0.

@@ -41,6 +41,7 @@ void logsigmoid(const float* x, float* y, int64_t n);
 void erf(const float* x, float* y, int64_t n);
 void erfc(const float* x, float* y, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
+void gelu_tanh(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = a[i] / b[i], IEEE-754 division (one rounding).
@@ -60,6 +61,7 @@ enum class Unary : int {
   tanh, sigmoid, logsigmoid,
   erf, erfc,
   gelu,
+  gelu_tanh,
   count
 };
 const char* unary_name(Unary f);

@@ -21,3 +21,4 @@
 #include "elementwise/fn/erf.h"
 #include "elementwise/fn/erfc.h"
 #include "elementwise/fn/gelu.h"
+#include "elementwise/fn/gelu_tanh.h"

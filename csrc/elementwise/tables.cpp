@@ -59,6 +59,9 @@ constexpr uint32_t kErfc[] = {
 constexpr uint32_t kGelu[] = {
 #include "../../src/repdl/crtables/gelu.inc"
 };
+constexpr uint32_t kGeluTanh[] = {
+#include "../../src/repdl/crtables/gelu_tanh.inc"
+};
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
@@ -78,6 +81,7 @@ const CrTable& table(Unary f) {
   static constexpr CrTable tanh_t = make(kTanh), sigmoid_t = make(kSigmoid), logsigmoid_t = make(kLogsigmoid);
   static constexpr CrTable erf_t = make(kErf), erfc_t = make(kErfc);
   static constexpr CrTable gelu_t = make(kGelu);
+  static constexpr CrTable gelu_tanh_t = make(kGeluTanh);
   switch (f) {
     case Unary::exp: return exp_t;
     case Unary::exp2: return exp2_t;
@@ -95,6 +99,7 @@ const CrTable& table(Unary f) {
     case Unary::erf: return erf_t;
     case Unary::erfc: return erfc_t;
     case Unary::gelu: return gelu_t;
+    case Unary::gelu_tanh: return gelu_tanh_t;
     default: return kNone;  // sqrt, reciprocal
   }
 }

@@ -107,7 +107,12 @@ def _gelu_impl(x: Tensor) -> Tensor:
     return backends.for_tensor(x).gelu(x)
 
 
+def _gelu_tanh_impl(x: Tensor) -> Tensor:
+    return backends.for_tensor(x).gelu_tanh(x)
+
+
 _gelu = Op("gelu", _gelu_impl, _fake_unary)
+_gelu_tanh = Op("gelu_tanh", _gelu_tanh_impl, _fake_unary)
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
@@ -121,7 +126,7 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate == "none":
         return _gelu(_float32_input("gelu", input))
     if approximate == "tanh":
-        raise NotImplementedError("repdl.gelu: approximate='tanh' is being added")
+        return _gelu_tanh(_float32_input("gelu", input))
     raise RuntimeError("approximate argument must be either none or tanh.")
 
 

@@ -8,7 +8,7 @@ from ... import _C
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "div_scalar", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
-           "erf", "erfc", "gelu"]
+           "erf", "erfc", "gelu", "gelu_tanh"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -57,6 +57,7 @@ logsigmoid = _unary("logsigmoid")
 erf = _unary("erf")
 erfc = _unary("erfc")
 gelu = _unary("gelu")
+gelu_tanh = _unary("gelu_tanh")
 
 
 def _bits(t):

@@ -1,0 +1,128 @@
+"""erf, erfc and gelu (both forms): what test_elementwise.py's shared tests
+(MPFR over every binade, table entries, special values, C++ rows ==
+reference) do not cover: gelu's API, its limits, the inputs next to zero
+where x/2 is a float32 rounding midpoint, and the formulas' hard regions
+(erfc's and gelu's tails), all against MPFR (docs/CONTRACT.md section 6)."""
+import os
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import repdl
+from repdl import _C
+from repdl.backends import cpu, reference as ref
+from repdl.testing import assert_bitwise_equal
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
+import oracle  # noqa: E402
+from functions import FUNCTIONS  # noqa: E402
+
+NAMES = ["erf", "erfc", "gelu", "gelu_tanh"]
+
+
+def f32(bits_list):
+    return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)
+
+
+def u32(t):
+    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).tolist()]
+
+
+def check_against_mpfr(name, xbits):
+    want = [oracle.settle(FUNCTIONS[name].mpfr, b) for b in xbits]
+    x = f32(xbits)
+    paths = [("reference", getattr(ref, name))]
+    for isa in ("generic", "avx2"):
+        if _C.isa_supported(isa):
+            paths.append((isa, isa))
+    for label, path in paths:
+        if isinstance(path, str):
+            saved = repdl.isa()
+            repdl.set_isa(path)
+            try:
+                got = u32(getattr(cpu, name)(x))
+            finally:
+                repdl.set_isa(saved)
+        else:
+            got = u32(path(x))
+        bad = [(hex(b), hex(g), hex(w)) for b, g, w in zip(xbits, got, want) if g != w]
+        assert not bad, f"{name} ({label}): {len(bad)} of {len(xbits)} wrong; first (x, got, want): {bad[:5]}"
+
+
+# ---- gelu next to zero: x/2 on a float32 rounding midpoint ------------------------------------
+
+@pytest.mark.parametrize("name", ["gelu", "gelu_tanh"])
+def test_gelu_next_to_zero(name):
+    """For odd subnormal x and for x in [2^-126, 2^-125) with an odd last bit,
+    x/2 is exactly a float32 midpoint and gelu(x) lies just above it (by
+    about x^2/sqrt(2 pi)): the result is the neighbour towards +inf.  Every
+    float64 evaluation that is faithful lands on the midpoint, so the rows
+    use their near-zero rule (csrc/elementwise/fn/erf_family.h)."""
+    g = torch.Generator().manual_seed(17)
+    m = torch.randint(0, 1 << 23, (400,), generator=g).tolist()
+    xbits = [1, 3, 5, 0x7FFFFF, 0x800001, 0x800003, 0xFFFFFF, 0x01000001, 0x1E800000, 0x1E7FFFFF]
+    xbits += [v | 1 for v in m] + [0x800000 | v | 1 for v in m] + [0x800000 | v for v in m[:50]]
+    xbits += [(127 - 61 - k) << 23 | v for k, v in enumerate(m[:60])]  # normal, below 2^-60
+    xbits = sorted(set(xbits))
+    xbits += [b | 0x80000000 for b in xbits]
+    check_against_mpfr(name, xbits)
+
+
+# ---- the tails: where the condition number meets a rounded argument ---------------------------
+
+def _range_bits(lo, hi, count, seed):
+    g = torch.Generator().manual_seed(seed)
+    x = lo + (hi - lo) * torch.rand(count, generator=g, dtype=torch.float64)
+    return sorted(set(u32(x.to(torch.float32))))
+
+
+@pytest.mark.parametrize("name,lo,hi", [
+    ("erfc", 3.0, 10.1), ("erfc", -4.0, -0.4), ("erf", 0.4, 4.0), ("erf", -1.0, 1.0),
+    ("gelu", -14.8, -4.0), ("gelu", -4.0, 6.0), ("gelu_tanh", -11.2, -3.0), ("gelu_tanh", -3.0, 6.0),
+])
+def test_tails_against_mpfr(name, lo, hi):
+    check_against_mpfr(name, _range_bits(lo, hi, 3000, seed=int(abs(lo * 10))))
+
+
+# ---- the public API -----------------------------------------------------------------------------
+
+def test_gelu_api():
+    x = torch.randn(1000, generator=torch.Generator().manual_seed(0))
+    assert_bitwise_equal(repdl.gelu(x), cpu.gelu(x))
+    assert_bitwise_equal(repdl.gelu(x, approximate="none"), cpu.gelu(x))
+    assert_bitwise_equal(repdl.gelu(x, approximate="tanh"), cpu.gelu_tanh(x))
+    # close to torch's float32 gelu (which rounds several float32 steps)
+    assert (repdl.gelu(x) - F.gelu(x)).abs().max() < 1e-6
+    assert (repdl.gelu(x, approximate="tanh") - F.gelu(x, approximate="tanh")).abs().max() < 1e-6
+    assert (repdl.erf(x) - torch.erf(x)).abs().max() < 1e-6
+    assert (repdl.erfc(x) - torch.erfc(x)).abs().max() < 1e-6
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        repdl.gelu(x, approximate="foo")
+    with pytest.raises(TypeError, match="must be str"):
+        repdl.gelu(x, approximate=None)
+    with pytest.raises(TypeError):
+        repdl.gelu(x, "tanh")  # keyword-only, as in torch
+    for approximate in ("none", "tanh"):
+        for dt in (torch.float16, torch.bfloat16, torch.float64):
+            with pytest.raises(TypeError, match="float32"):
+                repdl.gelu(torch.ones(3, dtype=dt), approximate=approximate)
+        i = torch.tensor([-3, 0, 1, 2])
+        assert_bitwise_equal(repdl.gelu(i, approximate=approximate), repdl.gelu(i.float(), approximate=approximate))
+
+
+def test_limits():
+    x = torch.tensor([float("-inf"), float("inf"), -0.0, 0.0, float("nan"), -1e30, 1e30, -15.0, -11.5])
+    nan = 0x7FC00000
+    want = {
+        "erf": [0xBF800000, 0x3F800000, 0x80000000, 0, nan, 0xBF800000, 0x3F800000, 0xBF800000, 0xBF800000],
+        "erfc": [0x40000000, 0, 0x3F800000, 0x3F800000, nan, 0x40000000, 0, 0x40000000, 0x40000000],
+        "gelu": [0x80000000, 0x7F800000, 0x80000000, 0, nan, 0x80000000, u32(torch.tensor([1e30]))[0],
+                 0x80000000, oracle.settle(FUNCTIONS["gelu"].mpfr, u32(torch.tensor([-11.5]))[0])],
+        "gelu_tanh": [0x80000000, 0x7F800000, 0x80000000, 0, nan, 0x80000000, u32(torch.tensor([1e30]))[0],
+                      0x80000000, 0x80000000],
+    }
+    for name in NAMES:
+        for label, f in (("reference", getattr(ref, name)), ("cpu", getattr(cpu, name))):
+            assert u32(f(x)) == want[name], (name, label, [hex(v) for v in u32(f(x))])
