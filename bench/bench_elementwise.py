@@ -18,7 +18,13 @@ import torch
 import repdl
 from _timing import compare, header, row
 
-FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos"]
+FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
+             "erf", "erfc", "gelu", "gelu_tanh"]
+
+# Functions that are not torch.<name> / repdl.<name>.
+TORCH = {"gelu": torch.nn.functional.gelu,
+         "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}
+REPDL = {"gelu_tanh": lambda t: repdl.gelu(t, approximate="tanh")}
 
 
 def domain(name, x):
@@ -44,7 +50,7 @@ def main():
     worst = float("inf")
     for name in args.names:
         x = domain(name, x0)
-        tf, rf = getattr(torch, name), getattr(repdl, name)
+        tf, rf = TORCH.get(name) or getattr(torch, name), REPDL.get(name) or getattr(repdl, name)
         t_torch, t_repdl, ratio = compare(lambda: tf(x), lambda: rf(x))
         extra = f"{args.n / t_repdl / 1e9:.2f} Gelem/s"
         if args.float64:
