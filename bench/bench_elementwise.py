@@ -25,6 +25,11 @@ FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "r
 TORCH = {"gelu": torch.nn.functional.gelu,
          "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}
 REPDL = {"gelu_tanh": lambda t: repdl.gelu(t, approximate="tanh")}
+FUNCTIONS += ["tanh", "sigmoid", "logsigmoid", "softplus", "silu", "mish", "elu", "selu", "celu"]
+TORCH.update({name: getattr(torch.nn.functional, name) for name in ("logsigmoid", "softplus", "silu", "mish", "elu",
+                                                                    "selu", "celu")})
+# Parametrised activations off their defaults (the contract's fixed sequences).
+PARAMETRISED = [("softplus", dict(beta=2.0, threshold=10.0)), ("elu", dict(alpha=0.5)), ("celu", dict(alpha=2.0))]
 
 
 def domain(name, x):
@@ -58,6 +63,11 @@ def main():
             extra += f"  (torch float64 route {t64 * 1e3:.1f} ms, repdl x{t64 / t_repdl:.1f} faster)"
         row(name, t_torch, t_repdl, ratio, extra)
         worst = min(worst, ratio)
+    for name, kw in PARAMETRISED:
+        if name in args.names:
+            tf, rf = TORCH[name], getattr(repdl, name)
+            t_torch, t_repdl, ratio = compare(lambda: tf(x0, **kw), lambda: rf(x0, **kw))
+            row(f"{name}({', '.join(f'{k}={v}' for k, v in kw.items())})", t_torch, t_repdl, ratio)
     a, b = torch.randn(args.n), torch.randn(args.n) + 3
     t_torch, t_repdl, ratio = compare(lambda: torch.div(a, b), lambda: repdl.div(a, b))
     row("div", t_torch, t_repdl, ratio)

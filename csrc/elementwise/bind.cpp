@@ -112,6 +112,26 @@ PyObject* py_table(PyObject*, PyObject* arg) {
                        static_cast<Py_ssize_t>(t.count) * 8);
 }
 
+// cr_softplus_param(x, bits_of_beta, bits_of_threshold, y, n)
+PyObject* py_softplus_param(PyObject*, PyObject* args) {
+  return run_without_gil(args, 5, [](const std::vector<int64_t>& v) {
+    elementwise::softplus_param_threaded(as_ptr<const float>(v[0]), float_from_bits(v[1]), float_from_bits(v[2]),
+                                         as_ptr<float>(v[3]), v[4]);
+  });
+}
+
+// cr_elu_param(x, bits_of_alpha, y, n) and cr_celu_param(x, bits_of_alpha, y, n)
+PyObject* py_elu_param(PyObject*, PyObject* args) {
+  return run_without_gil(args, 4, [](const std::vector<int64_t>& v) {
+    elementwise::elu_param_threaded(as_ptr<const float>(v[0]), float_from_bits(v[1]), as_ptr<float>(v[2]), v[3]);
+  });
+}
+PyObject* py_celu_param(PyObject*, PyObject* args) {
+  return run_without_gil(args, 4, [](const std::vector<int64_t>& v) {
+    elementwise::celu_param_threaded(as_ptr<const float>(v[0]), float_from_bits(v[1]), as_ptr<float>(v[2]), v[3]);
+  });
+}
+
 const PyMethodDef kMethods[] = {
     {"cr_eval64", py_eval64, METH_VARARGS, "Raw float64 evaluation of a correctly rounded function (diagnostics)."},
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
@@ -121,6 +141,9 @@ const PyMethodDef kMethods[] = {
     {"cr_div_scalar_rhs", py_div_scalar_rhs, METH_VARARGS, "a / b for one float32 b (given as bits)."},
     {"cr_div_scalar_lhs", py_div_scalar_lhs, METH_VARARGS, "a / b for one float32 a (given as bits)."},
     {"cr_pow_int", py_pow_int, METH_VARARGS, "x ** p for an integer p in the contract's multiplication order."},
+    {"cr_softplus_param", py_softplus_param, METH_VARARGS, "softplus(x, beta, threshold): the contract's sequence."},
+    {"cr_elu_param", py_elu_param, METH_VARARGS, "elu(x, alpha): x > 0 ? x : alpha * expm1(x)."},
+    {"cr_celu_param", py_celu_param, METH_VARARGS, "celu(x, alpha): x > 0 ? x : alpha * expm1(x / alpha)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

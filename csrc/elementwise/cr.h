@@ -25,7 +25,8 @@ namespace elementwise {
   X(tanh, Tanh) X(sigmoid, Sigmoid) X(logsigmoid, Logsigmoid) \
   X(erf, Erf) X(erfc, Erfc) \
   X(gelu, Gelu) \
-  X(gelu_tanh, GeluTanh)
+  X(gelu_tanh, GeluTanh) \
+  X(softplus, Softplus) X(silu, Silu) X(mish, Mish) X(elu, Elu) X(selu, Selu)
 
 // A function's hard cases: `count` (input bits, result bits) pairs sorted by
 // input bits; `window` is W.  Functions that need no table have count 0.

@@ -42,6 +42,11 @@ void erf(const float* x, float* y, int64_t n);
 void erfc(const float* x, float* y, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_tanh(const float* x, float* y, int64_t n);
+void softplus(const float* x, float* y, int64_t n);
+void silu(const float* x, float* y, int64_t n);
+void mish(const float* x, float* y, int64_t n);
+void elu(const float* x, float* y, int64_t n);
+void selu(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = a[i] / b[i], IEEE-754 division (one rounding).
@@ -53,6 +58,14 @@ void div_scalar_lhs(float a, const float* b, float* y, int64_t n);
 // float32 multiplications (square-and-multiply from the lowest bit of |p|;
 // a negative p ends with one division 1 / x^|p|).
 void pow_int(const float* x, int64_t p, float* y, int64_t n);
+// Parametrised activations (CONTRACT.md section 6): fixed sequences of
+// correctly rounded steps (param.cpp).  softplus_param: t = fl32(beta x);
+// y = x if t > threshold, else fl32(softplus(t) / beta).  elu_param: y = x if
+// x > 0, else fl32(alpha expm1(x)).  celu_param: y = x if x > 0, else
+// fl32(alpha expm1(fl32(x / alpha))).
+void softplus_param(const float* x, float beta, float threshold, float* y, int64_t n);
+void elu_param(const float* x, float alpha, float* y, int64_t n);
+void celu_param(const float* x, float alpha, float* y, int64_t n);
 
 // ---- by number: the registry the bindings and tests use --------------------
 // Unary functions in a fixed order; unary_name(i) is the function's name.
@@ -62,6 +75,7 @@ enum class Unary : int {
   erf, erfc,
   gelu,
   gelu_tanh,
+  softplus, silu, mish, elu, selu,
   count
 };
 const char* unary_name(Unary f);
@@ -74,6 +88,9 @@ void div_threaded(const float* a, const float* b, float* y, int64_t n);
 void div_scalar_rhs_threaded(const float* a, float b, float* y, int64_t n);
 void div_scalar_lhs_threaded(float a, const float* b, float* y, int64_t n);
 void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n);
+void softplus_param_threaded(const float* x, float beta, float threshold, float* y, int64_t n);
+void elu_param_threaded(const float* x, float alpha, float* y, int64_t n);
+void celu_param_threaded(const float* x, float alpha, float* y, int64_t n);
 
 }  // namespace elementwise
 }  // namespace repdl

@@ -22,3 +22,8 @@
 #include "elementwise/fn/erfc.h"
 #include "elementwise/fn/gelu.h"
 #include "elementwise/fn/gelu_tanh.h"
+#include "elementwise/fn/softplus.h"
+#include "elementwise/fn/silu.h"
+#include "elementwise/fn/mish.h"
+#include "elementwise/fn/elu.h"
+#include "elementwise/fn/selu.h"

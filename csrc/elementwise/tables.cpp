@@ -62,6 +62,21 @@ constexpr uint32_t kGelu[] = {
 constexpr uint32_t kGeluTanh[] = {
 #include "../../src/repdl/crtables/gelu_tanh.inc"
 };
+constexpr uint32_t kSoftplus[] = {
+#include "../../src/repdl/crtables/softplus.inc"
+};
+constexpr uint32_t kSilu[] = {
+#include "../../src/repdl/crtables/silu.inc"
+};
+constexpr uint32_t kMish[] = {
+#include "../../src/repdl/crtables/mish.inc"
+};
+constexpr uint32_t kElu[] = {
+#include "../../src/repdl/crtables/elu.inc"
+};
+constexpr uint32_t kSelu[] = {
+#include "../../src/repdl/crtables/selu.inc"
+};
 
 template <size_t N>
 constexpr CrTable make(const uint32_t (&a)[N]) {
@@ -82,6 +97,7 @@ const CrTable& table(Unary f) {
   static constexpr CrTable erf_t = make(kErf), erfc_t = make(kErfc);
   static constexpr CrTable gelu_t = make(kGelu);
   static constexpr CrTable gelu_tanh_t = make(kGeluTanh);
+  static constexpr CrTable softplus_t = make(kSoftplus), silu_t = make(kSilu), mish_t = make(kMish), elu_t = make(kElu), selu_t = make(kSelu);
   switch (f) {
     case Unary::exp: return exp_t;
     case Unary::exp2: return exp2_t;
@@ -100,6 +116,11 @@ const CrTable& table(Unary f) {
     case Unary::erfc: return erfc_t;
     case Unary::gelu: return gelu_t;
     case Unary::gelu_tanh: return gelu_tanh_t;
+    case Unary::softplus: return softplus_t;
+    case Unary::silu: return silu_t;
+    case Unary::mish: return mish_t;
+    case Unary::elu: return elu_t;
+    case Unary::selu: return selu_t;
     default: return kNone;  // sqrt, reciprocal
   }
 }

@@ -1,6 +1,6 @@
 // logsigmoid(x) = fl32(ln(1 / (1 + e^-x))) = fl32(-ln(1 + e^-x)).  W = 64
-// ulps; error <= 10 ulp: u = e^-|x| (relative <= 5 2^-53), l = ln(1 + u)
-// (logistic.h: 4 ulp + u's 5), then -(l - min(x, 0)): for x < 0 that is x
+// ulps; error <= 12 ulp: u = e^-|x| (relative <= 5 2^-53), l = ln(1 + u)
+// (logistic.h: 6 ulp + u's 5), then -(l - min(x, 0)): for x < 0 that is x
 // - l, two terms of one sign (one more rounding).  logsigmoid(+-0) = -ln 2,
 // logsigmoid(-inf) = -inf; for large x the result is -e^-x, which rounds to
 // -0, and so does logsigmoid(+inf).

@@ -1,6 +1,9 @@
 """Correctly rounded elementwise functions: exp, exp2, expm1, log, log2,
 log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, div and integer pow.
 
+The activations tanh, sigmoid, logsigmoid, softplus, silu, mish, elu, selu
+and celu take torch.nn.functional's signatures.
+
 Each unary function returns fl32 of the exact real result (one rounding) for
 every float32 input; docs/CONTRACT.md section 6 gives the real functions,
 special values, type promotion and the backward formulas.  Each is one
@@ -24,7 +27,8 @@ from .._library import Op
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "pow",
            "tanh", "sigmoid", "logsigmoid",
-           "erf", "erfc", "gelu"]
+           "erf", "erfc", "gelu",
+           "softplus", "silu", "mish", "elu", "selu", "celu"]
 
 Tensor = torch.Tensor
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -95,6 +99,106 @@ tanh = _unary("tanh", "fl32(tanh x), correctly rounded for every float32 x.")
 sigmoid = _unary("sigmoid", "fl32(1 / (1 + e**-x)), correctly rounded for every float32 x.")
 logsigmoid = _unary("logsigmoid", "fl32(-ln(1 + e**-x)) (torch.nn.functional.logsigmoid), correctly rounded for "
                     "every float32 x; logsigmoid(+inf) = -0.")
+_softplus = _unary("softplus", "fl32(ln(1 + e**x)), correctly rounded for every float32 x.")
+_silu = _unary("silu", "fl32(x / (1 + e**-x)), one rounding.")
+_mish = _unary("mish", "fl32(x tanh(ln(1 + e**x))), one rounding.")
+_elu = _unary("elu", "x for x > 0, else fl32(e**x - 1).")
+_selu = _unary("selu", "fl32(S x) for x > 0, else fl32(S A (e**x - 1)).")
+
+
+def _param(op: str, name: str, v) -> float:
+    """fl32 of a Python real number parameter, held in a Python float."""
+    if isinstance(v, Tensor) or not isinstance(v, numbers.Real):
+        raise TypeError(f"repdl.{op}: {name} must be a Python real number, got {type(v).__name__}")
+    return fl32(float(v))
+
+
+def _inplace(op: str, input: Tensor, inplace: bool) -> None:
+    if inplace and input.dtype != torch.float32:  # an integer input cannot hold the result
+        raise RuntimeError(f"repdl.{op}: inplace=True needs a float32 input tensor ({_UNSUPPORTED})")
+
+
+def _result(input, y, inplace: bool):
+    return input.copy_(y) if inplace else y
+
+
+def _softplus_param_impl(x: Tensor, beta: float, threshold: float) -> Tensor:
+    return backends.for_tensor(x).softplus_param(x, beta, threshold)
+
+
+def _elu_param_impl(x: Tensor, alpha: float) -> Tensor:
+    return backends.for_tensor(x).elu_param(x, alpha)
+
+
+def _celu_param_impl(x: Tensor, alpha: float) -> Tensor:
+    return backends.for_tensor(x).celu_param(x, alpha)
+
+
+def _fake_param(x, *params):
+    return torch.empty_like(x)
+
+
+_softplus_param = Op("softplus_param", _softplus_param_impl, _fake_param)
+_elu_param = Op("elu_param", _elu_param_impl, _fake_param)
+_celu_param = Op("celu_param", _celu_param_impl, _fake_param)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """torch.nn.functional.softplus.  With b = fl32(beta), h = fl32(threshold):
+    t = fl32(b x); x where t > h, else fl32(softplus(t) / b), softplus(t) =
+    fl32(ln(1 + e**t)) correctly rounded.  For b = 1 and h >= 15 (the
+    defaults; any h >= 14.556090354919434 would do) that is fl32(ln(1 + e**x))
+    itself for every x."""
+    b, h = _param("softplus", "beta", beta), _param("softplus", "threshold", threshold)
+    x = _float32_input("softplus", input)
+    return _softplus(x) if b == 1.0 and h >= 15.0 else _softplus_param(x, b, h)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0)."""
+    x = _float32_input("silu", input)
+    _inplace("silu", input, inplace)
+    return _result(input, _silu(x), inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.mish: fl32(x tanh(ln(1 + e**x))), one rounding (mish(-inf) = -0)."""
+    x = _float32_input("mish", input)
+    _inplace("mish", input, inplace)
+    return _result(input, _mish(x), inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.elu.  x for x > 0, else fl32(a expm1(x)) with a =
+    fl32(alpha) and expm1 correctly rounded; for alpha = 1 that is the
+    correctly rounded elu."""
+    a = _param("elu", "alpha", alpha)
+    x = _float32_input("elu", input)
+    _inplace("elu", input, inplace)
+    y = _elu(x) if a == 1.0 else _elu_param(x, a)
+    return _result(input, y, inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.selu: fl32(S x) for x > 0, else fl32(S A (e**x - 1)),
+    with the float32 constants S = fl32(1.0507009873554804934193349852946) and
+    A = fl32(1.6732632423543772848170429916717); correctly rounded."""
+    x = _float32_input("selu", input)
+    _inplace("selu", input, inplace)
+    return _result(input, _selu(x), inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.celu.  x for x > 0, else fl32(a expm1(fl32(x / a)))
+    with a = fl32(alpha) (one IEEE division, not a multiplication by 1/a);
+    for alpha = 1 it is elu, correctly rounded.  alpha = 0 raises, as in torch."""
+    a = _param("celu", "alpha", alpha)
+    if a == 0.0:
+        raise RuntimeError("repdl.celu: ZeroDivisionError: alpha cannot be 0 for CELU")
+    x = _float32_input("celu", input)
+    _inplace("celu", input, inplace)
+    y = _elu(x) if a == 1.0 else _celu_param(x, a)
+    return _result(input, y, inplace)
 
 
 # ---- the erf family and gelu (docs/CONTRACT.md section 6) --------------------------------------

@@ -8,7 +8,8 @@ from ... import _C
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "div_scalar", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
-           "erf", "erfc", "gelu", "gelu_tanh"]
+           "erf", "erfc", "gelu", "gelu_tanh",
+           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -51,6 +52,11 @@ rsqrt = _unary("rsqrt")
 reciprocal = _unary("reciprocal")
 sin = _unary("sin")
 cos = _unary("cos")
+softplus = _unary("softplus")
+silu = _unary("silu")
+mish = _unary("mish")
+elu = _unary("elu")
+selu = _unary("selu")
 tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 logsigmoid = _unary("logsigmoid")
@@ -95,4 +101,27 @@ def div_scalar(a, b: float):
 def pow_int(x, p: int):
     x, out = _dense(x)
     _C.cr_pow_int(x.data_ptr(), p, out.data_ptr(), out.numel())
+    return out
+
+
+def _f32bits(v: float) -> int:
+    """Bit pattern of a float32 value held in a Python float."""
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def softplus_param(x, beta: float, threshold: float):
+    x, out = _dense(x)
+    _C.cr_softplus_param(x.data_ptr(), _f32bits(beta), _f32bits(threshold), out.data_ptr(), out.numel())
+    return out
+
+
+def elu_param(x, alpha: float):
+    x, out = _dense(x)
+    _C.cr_elu_param(x.data_ptr(), _f32bits(alpha), out.data_ptr(), out.numel())
+    return out
+
+
+def celu_param(x, alpha: float):
+    x, out = _dense(x)
+    _C.cr_celu_param(x.data_ptr(), _f32bits(alpha), out.data_ptr(), out.numel())
     return out

@@ -22,7 +22,8 @@ from ...crtables import load as _load_table
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "div", "div_scalar", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
-           "erf", "erfc", "gelu", "gelu_tanh"]
+           "erf", "erfc", "gelu", "gelu_tanh",
+           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
 
 _f64 = _exact.f64
 
@@ -327,6 +328,55 @@ def sin(x):
 def cos(x):
     """fl32(cos x), x in radians."""
     return _cr("cos", x)
+
+
+def softplus(x):
+    """fl32(ln(1 + e**x)): softplus with beta = 1 and any threshold >= 15 (default 20)."""
+    return _cr("softplus", x)
+
+
+def silu(x):
+    """fl32(x / (1 + e**-x)), one rounding; -0 at -inf."""
+    return _cr("silu", x)
+
+
+def mish(x):
+    """fl32(x tanh(ln(1 + e**x))), one rounding; -0 at -inf."""
+    return _cr("mish", x)
+
+
+def elu(x):
+    """x for x > 0, else fl32(e**x - 1): elu and celu with alpha = 1."""
+    return _cr("elu", x)
+
+
+def selu(x):
+    """fl32(S x) for x > 0, else fl32(S A (e**x - 1)), S and A float32 (CONTRACT.md)."""
+    return _cr("selu", x)
+
+
+def _param32(v: float, x):
+    return torch.tensor(v, dtype=torch.float32, device=x.device)
+
+
+def softplus_param(x, beta: float, threshold: float):
+    """The contract's sequence for float32 beta, threshold: t = fl32(beta x);
+    x where t > threshold, else fl32(softplus(t) / beta)."""
+    b = _param32(beta, x)
+    t = _exact.mul32(x, b)
+    return _exact.canonical_nan(torch.where(t > threshold, x, _exact.div32(softplus(t), b)))
+
+
+def elu_param(x, alpha: float):
+    """x where x > 0, else fl32(alpha expm1(x)) (float32 alpha)."""
+    a = _param32(alpha, x)
+    return _exact.canonical_nan(torch.where(x > 0, x, _exact.mul32(a, expm1(x))))
+
+
+def celu_param(x, alpha: float):
+    """x where x > 0, else fl32(alpha expm1(fl32(x / alpha))) (float32 alpha)."""
+    a = _param32(alpha, x)
+    return _exact.canonical_nan(torch.where(x > 0, x, _exact.mul32(a, expm1(_exact.div32(x, a)))))
 
 
 def tanh(x):
