@@ -94,9 +94,13 @@ def test_mm_is_batch_invariant(gen, isa):
         assert_bitwise_equal(repdl.mm(a[lo:hi], b), full[lo:hi])
 
 
-def test_mm_thread_count_invariant(gen, isa):
-    a = wide(150, 300, gen=gen, spread=2)
-    b = wide(300, 70, gen=gen, spread=2)
+# Teams of threads split rows or (for few rows) columns of C, and pack B
+# together (at least 2^25 flops) or each for itself (gemm.cpp): one shape
+# for each of the four.
+@pytest.mark.parametrize("m,n,k", [(150, 70, 300), (300, 200, 300), (20, 500, 300), (40, 1500, 300)])
+def test_mm_thread_count_invariant(m, n, k, gen, isa):
+    a = wide(m, k, gen=gen, spread=2)
+    b = wide(k, n, gen=gen, spread=2)
     saved = torch.get_num_threads()
     try:
         results = []
@@ -105,6 +109,7 @@ def test_mm_thread_count_invariant(gen, isa):
             results.append(repdl.mm(a, b))
     finally:
         torch.set_num_threads(saved)
+    assert_bitwise_equal(results[0], ref.matmul(a, b))
     for r in results[1:]:
         assert_bitwise_equal(r, results[0])
 

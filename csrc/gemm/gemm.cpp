@@ -18,11 +18,14 @@ namespace {
 constexpr int kMaxTile = 8 * 32;  // floats; bounds mr*nr of every Config row
 
 // The threads working on one GEMM; a team of one skips all barriers, so the
-// same driver serves a thread that owns whole matrices of a batch.
+// same driver serves a thread that owns whole matrices of a batch.  A team
+// whose `shared_b` is false never synchronises: each thread packs the B
+// panels it multiplies into its own buffer.
 struct Team {
   int size, rank;
+  bool shared_b;
   void barrier() const {
-    if (size > 1) {
+    if (size > 1 && shared_b) {
 #pragma omp barrier
     }
   }
@@ -59,10 +62,10 @@ void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const f
   }
 }
 
-// One GEMM by `team`.  B panels are packed cooperatively into `bpack`
-// (shared).  Threads then split rows of C in whole micro-panels; when C has
-// too few rows for that, each thread packs all of A and takes a share of the
-// B micro-panels instead.
+// One GEMM by `team`.  Threads split rows of C in whole micro-panels; when C
+// has too few rows for that, each thread packs all of A and takes a share of
+// the B micro-panels instead.  B panels are packed cooperatively into the
+// shared `bpack`, or, in a team without shared_b, by each thread for itself.
 void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpack) {
   const int mr = cfg.mr, nr = cfg.nr;
   const bool split_rows = team.size == 1 || p.m >= int64_t{team.size} * mr * 4;
@@ -82,12 +85,14 @@ void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpa
       const bool first = pc == 0, last = pc + kc == p.k;
       int64_t q0, q1;
       split_range(panels, team.size, team.rank, &q0, &q1);
-      cfg.pack_b({p.b.p + pc * p.b.rs + jc * p.b.cs, p.b.rs, p.b.cs}, kc, nc, nr, q0, q1, bpack);
+      const Operand b_block{p.b.p + pc * p.b.rs + jc * p.b.cs, p.b.rs, p.b.cs};
+      if (team.shared_b) cfg.pack_b(b_block, kc, nc, nr, q0, q1, bpack);
       team.barrier();
       if (split_rows) {
         q0 = 0;
         q1 = panels;
       }
+      if (!team.shared_b) cfg.pack_b(b_block, kc, nc, nr, q0, q1, bpack);
       for (int64_t ic = m0; ic < m1; ic += cfg.mc) {
         const int64_t mc = std::min(cfg.mc, m1 - ic);
         cfg.pack_a({p.a.p + ic * p.a.rs + pc * p.a.cs, p.a.rs, p.a.cs}, mc, kc, mr, apack);
@@ -122,7 +127,11 @@ Problem entry(const Problem& p, const Batch& batch, int64_t t) {
 // Below this many flops a whole GEMM stays on one thread.
 constexpr int64_t kFlopsPerThread = int64_t{1} << 21;
 // A batch entry below this many flops is given whole to one thread when the
-// batch has enough entries to keep every thread busy.
+// batch has enough entries to keep every thread busy; when it is not, its
+// team packs B privately.  At this size two barriers per K block and the
+// cache lines of a shared B buffer moving between cores cost more than
+// packing B once per thread (100x120x400 with 2 threads: 76 us shared,
+// 65 us private; torch.mm 61 us).
 constexpr int64_t kSmallGemmFlops = int64_t{1} << 25;
 
 }  // namespace
@@ -157,21 +166,23 @@ void run(const Problem& p, const Batch& batch) {
   if (threads > 1 && nb >= threads && flops < kSmallGemmFlops) {
     parallel_ranges(nb, threads, [&](int64_t t0, int64_t t1) {
       float* bpack = thread_scratch(bpack_floats, Scratch::gemm_b);
-      for (int64_t t = t0; t < t1; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);
+      for (int64_t t = t0; t < t1; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0, false}, bpack);
     });
     return;
   }
   float* bpack = thread_scratch(bpack_floats, Scratch::gemm_b);
   if (threads == 1) {
     IeeeFpGuard guard;
-    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0}, bpack);
+    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0, false}, bpack);
     return;
   }
+  const bool shared_b = flops >= kSmallGemmFlops;
 #pragma omp parallel num_threads(threads)
   {
     IeeeFpGuard guard;
-    const Team team{omp_get_num_threads(), omp_get_thread_num()};
-    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), team, bpack);
+    const Team team{omp_get_num_threads(), omp_get_thread_num(), shared_b};
+    float* own = shared_b ? bpack : thread_scratch(bpack_floats, Scratch::gemm_b);
+    for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), team, own);
   }
 }
 
