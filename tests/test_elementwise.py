@@ -2,9 +2,10 @@
 
 Every check is bitwise.  MPFR (gmpy2) is the oracle: samples spread over
 every binade, every hard-case table entry, special values and every binade
-boundary; millions of random inputs then prove the C++ rows (generic and
-AVX2) and the reference backend bit-identical.  The full 2^32 sweeps run
-through tools/cr/verify.py (test_exhaustive, deselected by default).
+boundary; then 2^21 random inputs per function, every path (the C++ rows,
+generic and AVX2, and the reference backend) against verify.py's oracle.
+The full 2^32 sweeps run through tools/cr/verify.py (test_exhaustive,
+deselected by default).
 """
 import math
 import os
@@ -238,17 +239,19 @@ def random_inputs(n, seed):
 
 
 @pytest.mark.parametrize("name", UNARY)
-def test_cpp_rows_equal_reference(name):
+def test_random_samples_against_mpfr(name):
+    """2^21 random inputs per function, every path (both C++ rows, the
+    reference) against tools/cr/verify.py's oracle: long double libm, and
+    MPFR for every input near a rounding midpoint or in disagreement."""
+    import verify
     x = random_inputs(1 << 21, seed=UNARY.index(name))
-    want = getattr(ref, name)(x)
-    for isa in ("avx2", "generic"):
-        if _C.isa_supported(isa):
-            saved = repdl.isa()
-            repdl.set_isa(isa)
-            try:
-                assert_bitwise_equal(getattr(cpu, name)(x), want, f"{name} C++ {isa} vs reference")
-            finally:
-                repdl.set_isa(saved)
+    isas = [i for i in ("avx2", "generic") if _C.isa_supported(i)]
+    saved = repdl.isa()
+    try:
+        mism_c, mism_r, settled, errs = verify.check_inputs(name, x.view(torch.int32), isas, True)
+    finally:
+        repdl.set_isa(saved)
+    assert mism_c == [] and mism_r == [], f"{name}: C++ {[hex(b) for b in mism_c[:5]]}, reference {[hex(b) for b in mism_r[:5]]}"
 
 
 @pytest.mark.parametrize("name", TABLED)

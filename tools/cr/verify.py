@@ -68,13 +68,20 @@ def _ptr(t):
 
 
 def check_chunk(name, start, count, isas, reference):
-    """(mismatching inputs of the C++ rows, of the reference, MPFR-settled count, float64 errors)."""
+    """check_inputs on the `count` consecutive bit patterns from `start`."""
+    torch.set_num_threads(1)
+    return check_inputs(name, torch.arange(start, start + count, dtype=torch.int64).to(torch.int32), isas, reference)
+
+
+def check_inputs(name, xb, isas, reference):
+    """For the float32 inputs with bit patterns xb (int32): (mismatching inputs
+    of the C++ rows, of the reference, MPFR-settled count, float64 errors)."""
     import repdl
     from repdl import _C
     from repdl.backends import cpu, reference as ref
     from repdl.backends.reference.elementwise import FLOAT64
-    torch.set_num_threads(1)
-    xb = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32)
+    xb = xb.contiguous()
+    count = xb.numel()
     x = xb.view(torch.float32)
     got = []
     for isa in isas:
