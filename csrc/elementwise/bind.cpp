@@ -11,14 +11,17 @@ namespace {
 
 using elementwise::Unary;
 
+bool valid_index(int64_t i) {
+  if (i >= 0 && i < static_cast<int64_t>(Unary::count)) return true;
+  PyErr_SetString(PyExc_IndexError, "unknown elementwise function index");
+  return false;
+}
+
 // cr_unary(index, x, y, n)
 PyObject* py_unary(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 4, &v)) return nullptr;
-  if (v[0] < 0 || v[0] >= static_cast<int64_t>(Unary::count)) {
-    PyErr_SetString(PyExc_IndexError, "unknown elementwise function index");
-    return nullptr;
-  }
+  if (!valid_index(v[0])) return nullptr;
   Py_BEGIN_ALLOW_THREADS
   elementwise::unary_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
   Py_END_ALLOW_THREADS
@@ -87,10 +90,7 @@ PyObject* py_pow_int(PyObject*, PyObject* args) {
 PyObject* py_eval64(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 4, &v)) return nullptr;
-  if (v[0] < 0 || v[0] >= static_cast<int64_t>(Unary::count)) {
-    PyErr_SetString(PyExc_IndexError, "unknown elementwise function index");
-    return nullptr;
-  }
+  if (!valid_index(v[0])) return nullptr;
   Py_BEGIN_ALLOW_THREADS
   elementwise::eval64(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<double>(v[2]), v[3]);
   Py_END_ALLOW_THREADS

@@ -59,25 +59,11 @@ double reduce_pio2_large(float x, int64_t* q);
 void eval64(Unary f, const float* x, double* y, int64_t n);
 
 namespace generic_row {
-#define REPDL_DECLARE(name, S) void name(const float* x, float* y, int64_t n);
-REPDL_ELEMENTWISE_UNARY(REPDL_DECLARE)
-#undef REPDL_DECLARE
-void eval64(Unary f, const float* x, double* y, int64_t n);
-void div(const float* a, const float* b, float* y, int64_t n);
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n);
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n);
-void pow_int(const float* x, int64_t p, float* y, int64_t n);
+#include "elementwise/row_api.inc"
 }  // namespace generic_row
 
 namespace avx2_row {
-#define REPDL_DECLARE(name, S) void name(const float* x, float* y, int64_t n);
-REPDL_ELEMENTWISE_UNARY(REPDL_DECLARE)
-#undef REPDL_DECLARE
-void eval64(Unary f, const float* x, double* y, int64_t n);
-void div(const float* a, const float* b, float* y, int64_t n);
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n);
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n);
-void pow_int(const float* x, int64_t p, float* y, int64_t n);
+#include "elementwise/row_api.inc"
 }  // namespace avx2_row
 
 }  // namespace elementwise

@@ -107,22 +107,7 @@ void run64(const float* x, double* y, int64_t n) {
 
 }  // namespace
 
-#define REPDL_DEFINE(name, S) \
-  void name(const float* x, float* y, int64_t n) { run<S>(x, y, n, table(Unary::name)); }
-REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
-#undef REPDL_DEFINE
-
-void eval64(Unary f, const float* x, double* y, int64_t n) {
-  switch (f) {
-#define REPDL_CASE(name, S) \
-  case Unary::name:         \
-    return run64<S>(x, y, n);
-    REPDL_ELEMENTWISE_UNARY(REPDL_CASE)
-#undef REPDL_CASE
-    default:
-      return;
-  }
-}
+#include "elementwise/row_entries.inc"
 
 void div(const float* a, const float* b, float* y, int64_t n) {
   int64_t i = 0;
