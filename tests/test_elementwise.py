@@ -17,9 +17,11 @@ import torch
 
 import repdl
 from repdl import _C
-from repdl.backends import cpu, reference as ref
+from repdl.backends import reference as ref
 from repdl.crtables import load as load_table
 from repdl.testing import assert_bitwise_equal
+
+from values import check_all_paths, f32, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -76,14 +78,6 @@ SPECIAL = {
 _SPECIAL_INPUTS = (PZ, NZ, INF, NINF)
 
 
-def f32(bits_list):
-    return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)
-
-
-def u32(t):
-    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).tolist()]
-
-
 def expected(name, xbits):
     """fl32(f(x)) bits for each input (MPFR for finite nonzero x)."""
     fn = MPFR[name]
@@ -98,26 +92,6 @@ def expected(name, xbits):
                 v = float(fn(gmpy2.mpfr(oracle.f32(b))))
                 out.append(oracle.bits32(v))
     return out
-
-
-def check_all_paths(name, xbits, want, label):
-    x = f32(xbits)
-    for isa in ("generic", "avx2"):
-        if not _C.isa_supported(isa):
-            continue
-        saved = repdl.isa()
-        repdl.set_isa(isa)
-        try:
-            got = u32(getattr(cpu, name)(x))
-        finally:
-            repdl.set_isa(saved)
-        _report(name, xbits, got, want, f"{label}, C++ {isa}")
-    _report(name, xbits, u32(getattr(ref, name)(x)), want, f"{label}, reference")
-
-
-def _report(name, xbits, got, want, label):
-    bad = [(hex(b), hex(g), hex(w)) for b, g, w in zip(xbits, got, want) if g != w]
-    assert not bad, f"{name} ({label}): {len(bad)} of {len(xbits)} wrong; first (x, got, want): {bad[:5]}"
 
 
 def binade_samples(per_binade, seed):

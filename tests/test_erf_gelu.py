@@ -11,9 +11,10 @@ import torch
 import torch.nn.functional as F
 
 import repdl
-from repdl import _C
 from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
+
+from values import check_all_paths, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -22,33 +23,8 @@ from functions import FUNCTIONS  # noqa: E402
 NAMES = ["erf", "erfc", "gelu", "gelu_tanh"]
 
 
-def f32(bits_list):
-    return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)
-
-
-def u32(t):
-    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).tolist()]
-
-
 def check_against_mpfr(name, xbits):
-    want = [oracle.settle(FUNCTIONS[name].mpfr, b) for b in xbits]
-    x = f32(xbits)
-    paths = [("reference", getattr(ref, name))]
-    for isa in ("generic", "avx2"):
-        if _C.isa_supported(isa):
-            paths.append((isa, isa))
-    for label, path in paths:
-        if isinstance(path, str):
-            saved = repdl.isa()
-            repdl.set_isa(path)
-            try:
-                got = u32(getattr(cpu, name)(x))
-            finally:
-                repdl.set_isa(saved)
-        else:
-            got = u32(path(x))
-        bad = [(hex(b), hex(g), hex(w)) for b, g, w in zip(xbits, got, want) if g != w]
-        assert not bad, f"{name} ({label}): {len(bad)} of {len(xbits)} wrong; first (x, got, want): {bad[:5]}"
+    check_all_paths(name, xbits, [oracle.settle(FUNCTIONS[name].mpfr, b) for b in xbits], "MPFR")
 
 
 # ---- gelu next to zero: x/2 on a float32 rounding midpoint ------------------------------------

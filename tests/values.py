@@ -1,7 +1,12 @@
 """Test inputs: random values over many binades, and the adversarial values
 that break careless kernels (signed zeros, subnormals, inf, NaN, values whose
-products underflow or whose sums overflow)."""
+products underflow or whose sums overflow); and float32 bit patterns with
+the check of an elementwise function's every path against expected bits."""
 import torch
+
+import repdl
+from repdl import _C
+from repdl.backends import cpu, reference as ref
 
 SUBNORMALS = [1e-45, -1e-45, 2.0 ** -149 * 3, 2.0 ** -127, -(2.0 ** -130), 1.1754942e-38]
 SPECIALS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 3.4028235e38, -3.4028235e38,
@@ -42,3 +47,35 @@ def layouts(x):
         big[..., 1::2] = x
         out.append(("strided", big[..., 1::2]))
     return out
+
+
+def f32(bits_list):
+    """float32 tensor of the given bit patterns (unsigned ints)."""
+    return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)
+
+
+def u32(t):
+    """Bit patterns of a float32 tensor, as unsigned ints."""
+    return [b & 0xFFFFFFFF for b in t.contiguous().view(torch.int32).tolist()]
+
+
+def check_all_paths(name, xbits, want, label):
+    """Elementwise function `name` on inputs `xbits` gives the bits `want` on
+    both C++ rows and the reference backend."""
+    x = f32(xbits)
+    for isa in ("generic", "avx2"):
+        if not _C.isa_supported(isa):
+            continue
+        saved = repdl.isa()
+        repdl.set_isa(isa)
+        try:
+            got = u32(getattr(cpu, name)(x))
+        finally:
+            repdl.set_isa(saved)
+        _report(name, xbits, got, want, f"{label}, C++ {isa}")
+    _report(name, xbits, u32(getattr(ref, name)(x)), want, f"{label}, reference")
+
+
+def _report(name, xbits, got, want, label):
+    bad = [(hex(b), hex(g), hex(w)) for b, g, w in zip(xbits, got, want) if g != w]
+    assert not bad, f"{name} ({label}): {len(bad)} of {len(xbits)} wrong; first (x, got, want): {bad[:5]}"
