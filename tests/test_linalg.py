@@ -1,4 +1,4 @@
-"""fma32, dot, mm, bmm, matmul, addmm, linear: fast path == reference, bit for bit."""
+"""dot, mm, bmm, matmul, addmm, linear: fast path == reference, bit for bit."""
 import pytest
 import torch
 
@@ -8,33 +8,6 @@ from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
 
 from values import HUGE, SPECIALS, TINY, layouts, sprinkle, wide
-
-
-# ---- fma32 ---------------------------------------------------------------------------------
-
-def test_fma32_is_single_rounding():
-    # (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 exactly; two roundings would give 0.
-    a = torch.tensor([1 + 2.0 ** -23])
-    b = torch.tensor([1 - 2.0 ** -23])
-    c = torch.tensor([-1.0])
-    assert repdl.fma32(a, b, c).item() == -(2.0 ** -46)
-    assert ((a * b) + c).item() == 0.0
-
-
-def test_fma32_matches_reference(gen, isa):
-    a, b, c = (sprinkle(wide(4099, gen=gen), SPECIALS + TINY, gen) for _ in range(3))
-    assert_bitwise_equal(cpu.fma32(a, b, c), ref.fma32(a, b, c))
-    # broadcasting
-    assert_bitwise_equal(cpu.fma32(a[:7, None], b[None, :5], c[:1]), ref.fma32(a[:7, None], b[None, :5], c[:1]))
-
-
-def test_fma32_nan_is_canonical(isa):
-    inf, nan = float("inf"), float("nan")
-    a = torch.tensor([inf, 0.0, -nan, 1.0])
-    b = torch.tensor([0.0, inf, 1.0, 1.0])
-    c = torch.tensor([1.0, 1.0, 1.0, -nan])
-    out = repdl.fma32(a, b, c)
-    assert (out.view(torch.int32) == 0x7FC00000).all()
 
 
 # ---- mm and friends ---------------------------------------------------------------------------

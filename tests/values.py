@@ -49,6 +49,12 @@ def layouts(x):
     return out
 
 
+def canonical(t):
+    """t with every NaN made the canonical 0x7FC00000 (for expected values
+    computed with torch, whose NaNs may carry any sign or payload)."""
+    return torch.where(torch.isnan(t), torch.full_like(t, float("nan")), t)
+
+
 def f32(bits_list):
     """float32 tensor of the given bit patterns (unsigned ints)."""
     return torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in bits_list], dtype=torch.int32).view(torch.float32)

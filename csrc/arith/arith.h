@@ -1,5 +1,13 @@
-// Elementwise float32 arithmetic that PyTorch does not provide with the
-// contract's rounding (today: the single-rounding fma32).
+// Elementwise float32 arithmetic with the contract's rounding: the IEEE-754
+// operations + - * / (one rounding each) and the single-rounding fma32, over
+// broadcast strided operands (docs/CONTRACT.md, sections 1 and 6).  Every
+// NaN written is the canonical 0x7FC00000; subnormals are kept whatever the
+// caller's FTZ/DAZ state.
+//
+// Operands are described by an Iter: a row-major index space of `ndim` dims
+// and, per input, one element stride per dim (0 where it is broadcast).  The
+// output is dense in that index space and may alias an input that is itself
+// dense with the output's layout (in-place updates).
 #pragma once
 
 #include <cstdint>
@@ -9,15 +17,34 @@
 namespace repdl {
 namespace arith {
 
-// y = fma(a, b, c) elementwise over n dense floats, NaN canonical; threaded.
-void fma(const float* a, const float* b, const float* c, float* y, int64_t n);
+enum class Binary : int { add = 0, sub = 1, mul = 2, div = 3 };
 
-// y[i, j] = y[i, j] + bias[j * bias_stride] over an (m, n) dense y, one
-// rounding each, NaN canonical; threaded (linear's bias).
-void add_bias(float* y, int64_t m, int64_t n, const float* bias, int64_t bias_stride);
+constexpr int kMaxDims = 64;  // torch's limit on a tensor's rank
 
-void fma_generic(const float* a, const float* b, const float* c, float* y, int64_t n);
-void fma_avx2(const float* a, const float* b, const float* c, float* y, int64_t n);
+template <int N>
+struct Iter {
+  int ndim;
+  int64_t sizes[kMaxDims];
+  const float* in[N];
+  int64_t strides[N][kMaxDims];
+};
+
+// y = a OP b; it.in = {a, b}.
+void binary(Binary op, const Iter<2>& it, float* y);
+// y = a OP s (scalar_left false) or s OP a (true); it.in = {a}.
+void binary_scalar(Binary op, const Iter<1>& it, float s, bool scalar_left, float* y);
+// y = fma32(a, b, c); it.in = {a, b, c}.
+void fma(const Iter<3>& it, float* y);
+
+// One contiguous run of n outputs with the inputs' innermost strides: the
+// per-ISA kernels behind the entry points above.
+struct Rows {
+  void (*binary)(Binary op, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n);
+  void (*fma)(const float* a, int64_t sa, const float* b, int64_t sb, const float* c, int64_t sc, float* y,
+              int64_t n);
+};
+extern const Rows kGenericRows;
+extern const Rows kAvx2Rows;
 
 }  // namespace arith
 }  // namespace repdl

@@ -1,6 +1,7 @@
 // repdl._C: one extension module assembled from each kernel family's table.
 #include "common/pyargs.h"
 #include "common/isa.h"
+#include "common/fpenv.h"
 
 #include <omp.h>
 #include <string_view>
@@ -42,11 +43,39 @@ PyObject* py_isa_supported(PyObject*, PyObject* arg) {
 
 PyObject* py_max_threads(PyObject*, PyObject*) { return PyLong_FromLong(omp_get_max_threads()); }
 
+// The reference backend computes with torch's CPU kernels, which run on the
+// calling thread and on the OpenMP pool that _C shares with torch; while it
+// works, every one of those threads holds the IEEE default environment
+// (common/fpenv.h).  Each thread keeps its saved states on its own stack, so
+// enter/exit pairs nest.
+thread_local std::vector<repdl::FpState> t_saved_fp_states;
+
+PyObject* py_ieee_enter(PyObject*, PyObject*) {
+  Py_BEGIN_ALLOW_THREADS
+#pragma omp parallel num_threads(omp_get_max_threads())
+  t_saved_fp_states.push_back(repdl::fp_state_enter_ieee());
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+PyObject* py_ieee_exit(PyObject*, PyObject*) {
+  Py_BEGIN_ALLOW_THREADS
+#pragma omp parallel num_threads(omp_get_max_threads())
+  if (!t_saved_fp_states.empty()) {
+    repdl::fp_state_restore(t_saved_fp_states.back());
+    t_saved_fp_states.pop_back();
+  }
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 const PyMethodDef kCommonMethods[] = {
     {"isa", py_isa, METH_NOARGS, "Instruction set the kernels use now."},
     {"set_isa", py_set_isa, METH_O, "Select the instruction set by name (auto, generic, avx2)."},
     {"isa_supported", py_isa_supported, METH_O, "Whether this CPU can run the named instruction set."},
     {"max_threads", py_max_threads, METH_NOARGS, "Threads an OpenMP region would use now."},
+    {"ieee_enter", py_ieee_enter, METH_NOARGS, "IEEE default FP environment on this thread and the OpenMP pool."},
+    {"ieee_exit", py_ieee_exit, METH_NOARGS, "Restore the FP environment saved by the matching ieee_enter."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -10,37 +10,9 @@
 #include <cstdint>
 #include <algorithm>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
+#include "common/fpenv.h"
 
 namespace repdl {
-
-// Forces IEEE-754 default floating-point behaviour on the calling thread for
-// its lifetime: round-to-nearest-even, no flush-to-zero, no
-// denormals-are-zero.  torch.set_flush_denormal(True) or a foreign library
-// may have changed MXCSR; the contract promises subnormals, so every kernel
-// entry (and every worker thread inside a parallel region) holds one.
-class IeeeFpGuard {
- public:
-  IeeeFpGuard() {
-#if defined(__x86_64__) || defined(__i386__)
-    saved_ = _mm_getcsr();
-    // Bits 15 (FTZ), 13-14 (rounding), 6 (DAZ) cleared; exception masks kept.
-    _mm_setcsr(saved_ & ~0xE040u);
-#endif
-  }
-  ~IeeeFpGuard() {
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_setcsr(saved_);
-#endif
-  }
-  IeeeFpGuard(const IeeeFpGuard&) = delete;
-  IeeeFpGuard& operator=(const IeeeFpGuard&) = delete;
-
- private:
-  unsigned saved_ = 0;
-};
 
 // Number of threads for a job of `work` units (roughly flops or bytes): one
 // thread below `grain`, so tiny ops skip the fork/join cost.

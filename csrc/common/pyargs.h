@@ -8,6 +8,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace repdl {
@@ -43,6 +44,15 @@ inline PyObject* run_without_gil(PyObject* args, Py_ssize_t expected, const Body
 template <class T>
 inline T* as_ptr(int64_t address) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(address));
+}
+
+// A float32 passed from Python as its bit pattern (so no conversion, and no
+// FTZ on the way, can touch it).
+inline float float_from_bits(int64_t bits) {
+  const uint32_t u = static_cast<uint32_t>(bits);
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
 }
 
 // A sentinel-terminated method table, one per kernel family; module.cpp

@@ -21,21 +21,6 @@ constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
 REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
 #undef REPDL_DEFINE
 
-void div(const float* a, const float* b, float* y, int64_t n) {
-  IeeeFpGuard guard;
-  if (use_avx2()) avx2_row::div(a, b, y, n);
-  else generic_row::div(a, b, y, n);
-}
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n) {
-  IeeeFpGuard guard;
-  if (use_avx2()) avx2_row::div_scalar_rhs(a, b, y, n);
-  else generic_row::div_scalar_rhs(a, b, y, n);
-}
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n) {
-  IeeeFpGuard guard;
-  if (use_avx2()) avx2_row::div_scalar_lhs(a, b, y, n);
-  else generic_row::div_scalar_lhs(a, b, y, n);
-}
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   IeeeFpGuard guard;
   if (use_avx2()) avx2_row::pow_int(x, p, y, n);
@@ -65,15 +50,6 @@ UnaryFn unary(Unary f) { return kFns[static_cast<int>(f)]; }
 void unary_threaded(Unary f, const float* x, float* y, int64_t n) {
   const UnaryFn fn = unary(f);
   parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { fn(x + b, y + b, e - b); });
-}
-void div_threaded(const float* a, const float* b, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t i, int64_t e) { div(a + i, b + i, y + i, e - i); });
-}
-void div_scalar_rhs_threaded(const float* a, float b, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t i, int64_t e) { div_scalar_rhs(a + i, b, y + i, e - i); });
-}
-void div_scalar_lhs_threaded(float a, const float* b, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t i, int64_t e) { div_scalar_lhs(a, b + i, y + i, e - i); });
 }
 void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n) {
   parallel_ranges(n, threads_for(n, kGrain), [&](int64_t i, int64_t e) { pow_int(x + i, p, y + i, e - i); });

@@ -37,45 +37,6 @@ PyObject* py_unary_names(PyObject*, PyObject*) {
   return t;
 }
 
-// cr_div(a, b, y, n)
-PyObject* py_div(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 4, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::div_threaded(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
-}
-
-float float_from_bits(int64_t b) {
-  const uint32_t u = static_cast<uint32_t>(b);
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// cr_div_scalar_rhs(a, bits_of_b, y, n): y = a / b
-PyObject* py_div_scalar_rhs(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 4, &v)) return nullptr;
-  const float b = float_from_bits(v[1]);
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::div_scalar_rhs_threaded(as_ptr<const float>(v[0]), b, as_ptr<float>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
-}
-
-// cr_div_scalar_lhs(bits_of_a, b, y, n): y = a / b
-PyObject* py_div_scalar_lhs(PyObject*, PyObject* args) {
-  std::vector<int64_t> v;
-  if (!parse_int_args(args, 4, &v)) return nullptr;
-  const float a = float_from_bits(v[0]);
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::div_scalar_lhs_threaded(a, as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
-}
-
 // cr_pow_int(x, p, y, n)
 PyObject* py_pow_int(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
@@ -137,9 +98,6 @@ const PyMethodDef kMethods[] = {
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},
-    {"cr_div", py_div, METH_VARARGS, "IEEE float32 division over dense arrays."},
-    {"cr_div_scalar_rhs", py_div_scalar_rhs, METH_VARARGS, "a / b for one float32 b (given as bits)."},
-    {"cr_div_scalar_lhs", py_div_scalar_lhs, METH_VARARGS, "a / b for one float32 a (given as bits)."},
     {"cr_pow_int", py_pow_int, METH_VARARGS, "x ** p for an integer p in the contract's multiplication order."},
     {"cr_softplus_param", py_softplus_param, METH_VARARGS, "softplus(x, beta, threshold): the contract's sequence."},
     {"cr_elu_param", py_elu_param, METH_VARARGS, "elu(x, alpha): x > 0 ? x : alpha * expm1(x)."},

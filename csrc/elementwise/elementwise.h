@@ -49,11 +49,6 @@ void elu(const float* x, float* y, int64_t n);
 void selu(const float* x, float* y, int64_t n);
 
 // ---- binary and parametrised (serial) -------------------------------------
-// y[i] = a[i] / b[i], IEEE-754 division (one rounding).
-void div(const float* a, const float* b, float* y, int64_t n);
-// y[i] = a[i] / b (one divisor for all), and y[i] = a / b[i].
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n);
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n);
 // y[i] = pow(x[i], p) for an integer p, in the contract's fixed order of
 // float32 multiplications (square-and-multiply from the lowest bit of |p|;
 // a negative p ends with one division 1 / x^|p|).
@@ -84,9 +79,6 @@ UnaryFn unary(Unary f);
 
 // ---- threaded entry points (split over elements) ---------------------------
 void unary_threaded(Unary f, const float* x, float* y, int64_t n);
-void div_threaded(const float* a, const float* b, float* y, int64_t n);
-void div_scalar_rhs_threaded(const float* a, float b, float* y, int64_t n);
-void div_scalar_lhs_threaded(float a, const float* b, float* y, int64_t n);
 void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n);
 void softplus_param_threaded(const float* x, float beta, float threshold, float* y, int64_t n);
 void elu_param_threaded(const float* x, float alpha, float* y, int64_t n);

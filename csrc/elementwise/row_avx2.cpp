@@ -109,24 +109,6 @@ void run64(const float* x, double* y, int64_t n) {
 
 #include "elementwise/row_entries.inc"
 
-void div(const float* a, const float* b, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) f32_store(y + i, f32_div(f32_load(a + i), f32_load(b + i)));
-  if (i < n) generic_row::div(a + i, b + i, y + i, n - i);
-}
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n) {
-  int64_t i = 0;
-  const F bv = f32_splat(b);
-  for (; i + 8 <= n; i += 8) f32_store(y + i, f32_div(f32_load(a + i), bv));
-  if (i < n) generic_row::div_scalar_rhs(a + i, b, y + i, n - i);
-}
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n) {
-  int64_t i = 0;
-  const F av = f32_splat(a);
-  for (; i + 8 <= n; i += 8) f32_store(y + i, f32_div(av, f32_load(b + i)));
-  if (i < n) generic_row::div_scalar_lhs(a, b + i, y + i, n - i);
-}
-
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   const uint64_t m = p < 0 ? uint64_t{0} - static_cast<uint64_t>(p) : static_cast<uint64_t>(p);
   int64_t i = 0;
@@ -157,9 +139,6 @@ namespace avx2_row {
 REPDL_ELEMENTWISE_UNARY(REPDL_FORWARD)
 #undef REPDL_FORWARD
 void eval64(Unary f, const float* x, double* y, int64_t n) { generic_row::eval64(f, x, y, n); }
-void div(const float* a, const float* b, float* y, int64_t n) { generic_row::div(a, b, y, n); }
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n) { generic_row::div_scalar_rhs(a, b, y, n); }
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n) { generic_row::div_scalar_lhs(a, b, y, n); }
 void pow_int(const float* x, int64_t p, float* y, int64_t n) { generic_row::pow_int(x, p, y, n); }
 }  // namespace avx2_row
 }  // namespace elementwise

@@ -56,16 +56,6 @@ void run64(const float* x, double* y, int64_t n) {
 
 #include "elementwise/row_entries.inc"
 
-void div(const float* a, const float* b, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a[i], b[i]));
-}
-void div_scalar_rhs(const float* a, float b, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a[i], b));
-}
-void div_scalar_lhs(float a, const float* b, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) f32_store(y + i, f32_div(a, b[i]));
-}
-
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   const uint64_t m = p < 0 ? uint64_t{0} - static_cast<uint64_t>(p) : static_cast<uint64_t>(p);
   for (int64_t i = 0; i < n; ++i) {

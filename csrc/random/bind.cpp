@@ -1,6 +1,7 @@
 // Python bindings of the random kernels.  Every draw is called with the
 // seed and the draw's first block (offset) as unsigned 64-bit integers, the
-// element count, scalar parameters (floats already exact float32 values,
+// element count, scalar parameters (float32 values as their bit patterns, so
+// that no conversion under the caller's FTZ state can flush them;
 // thresholds and ranges as integers) and output addresses.  Python
 // (src/repdl/random/_cpu.py) has checked everything and advanced the
 // generator before the call.
@@ -57,10 +58,11 @@ PyObject* py_uniform(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
   long long n;
   int plain;
-  float a, span;
-  REPDL_PARSE("KKLpffK", &seed, &offset, &n, &plain, &a, &span, &out);
+  unsigned int a, span;
+  REPDL_PARSE("KKLpIIK", &seed, &offset, &n, &plain, &a, &span, &out);
   Py_BEGIN_ALLOW_THREADS
-  random::uniform(stream(seed, offset), n, plain != 0, a, span, as_ptr<float>(static_cast<int64_t>(out)));
+  random::uniform(stream(seed, offset), n, plain != 0, float_from_bits(a), float_from_bits(span),
+                  as_ptr<float>(static_cast<int64_t>(out)));
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }
@@ -70,10 +72,11 @@ PyObject* py_normal(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
   long long n;
   int affine;
-  float mean, stdv;
-  REPDL_PARSE("KKLpffK", &seed, &offset, &n, &affine, &mean, &stdv, &out);
+  unsigned int mean, stdv;
+  REPDL_PARSE("KKLpIIK", &seed, &offset, &n, &affine, &mean, &stdv, &out);
   Py_BEGIN_ALLOW_THREADS
-  random::normal(stream(seed, offset), n, affine != 0, mean, stdv, as_ptr<float>(static_cast<int64_t>(out)));
+  random::normal(stream(seed, offset), n, affine != 0, float_from_bits(mean), float_from_bits(stdv),
+                 as_ptr<float>(static_cast<int64_t>(out)));
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }
@@ -164,10 +167,10 @@ PyObject* py_dropout(PyObject*, PyObject* args) {
   unsigned long long seed, offset, x, y;
   long long n;
   unsigned int threshold;
-  float scale;
-  REPDL_PARSE("KKLIfKK", &seed, &offset, &n, &threshold, &scale, &x, &y);
+  unsigned int scale;
+  REPDL_PARSE("KKLIIKK", &seed, &offset, &n, &threshold, &scale, &x, &y);
   Py_BEGIN_ALLOW_THREADS
-  random::dropout(stream(seed, offset), n, threshold, scale, as_ptr<const float>(static_cast<int64_t>(x)),
+  random::dropout(stream(seed, offset), n, threshold, float_from_bits(scale), as_ptr<const float>(static_cast<int64_t>(x)),
                   as_ptr<float>(static_cast<int64_t>(y)));
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
@@ -189,10 +192,11 @@ PyObject* py_keep_mask(PyObject*, PyObject* args) {
 PyObject* py_trunc_normal(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
   long long n;
-  float mean, stdv, a, b;
-  REPDL_PARSE("KKLffffK", &seed, &offset, &n, &mean, &stdv, &a, &b, &out);
+  unsigned int mean, stdv, a, b;
+  REPDL_PARSE("KKLIIIIK", &seed, &offset, &n, &mean, &stdv, &a, &b, &out);
   Py_BEGIN_ALLOW_THREADS
-  random::trunc_normal(stream(seed, offset), n, mean, stdv, a, b, as_ptr<float>(static_cast<int64_t>(out)));
+  random::trunc_normal(stream(seed, offset), n, float_from_bits(mean), float_from_bits(stdv), float_from_bits(a),
+                       float_from_bits(b), as_ptr<float>(static_cast<int64_t>(out)));
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }

@@ -6,6 +6,7 @@ same mistake, with a message that says what is supported.
 import torch
 
 SUPPORTED_DTYPE = torch.float32
+UNSUPPORTED = "RepDL ops support torch.float32 only"
 
 
 def check_tensor(op: str, name: str, t) -> None:
@@ -58,3 +59,45 @@ def reduction_dims(op: str, dim, ndim: int) -> tuple:
     if not dims:
         return tuple(range(ndim))
     return tuple(sorted(d for d in dims if ndim))
+
+
+def broadcast_shape(op: str, s1, s2) -> torch.Size:
+    """torch's broadcast of two shapes (torch.broadcast_shapes costs ~30 us);
+    RuntimeError naming both when they do not broadcast."""
+    if s1 == s2:
+        return s1
+    n = max(len(s1), len(s2))
+    a = (1,) * (n - len(s1)) + tuple(s1)
+    b = (1,) * (n - len(s2)) + tuple(s2)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise RuntimeError(f"repdl.{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together")
+    return torch.Size(out)
+
+
+def promoted_float(op: str, dtype: torch.dtype) -> torch.dtype:
+    """The float dtype torch computes `op` in for operands promoting to
+    `dtype`; TypeError unless that is float32."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = torch.get_default_dtype()  # integer/bool -> default float dtype, as torch does
+    if dtype != torch.float32:
+        raise TypeError(f"repdl.{op}: the operation would compute in {dtype}; {UNSUPPORTED}")
+    return dtype
+
+
+def float32_input(op: str, input) -> torch.Tensor:
+    """input as float32: float32 as is, integer and bool tensors converted
+    (torch's promotion to the default dtype, which must be float32); other
+    float and complex dtypes raise TypeError."""
+    check_tensor(op, "input", input)
+    if input.dtype == torch.float32:
+        return input
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        raise TypeError(f"repdl.{op}: input has dtype {input.dtype}; {UNSUPPORTED}")
+    promoted_float(op, input.dtype)
+    return input.to(torch.float32)

@@ -1,5 +1,5 @@
 """Correctly rounded elementwise functions: exp, exp2, expm1, log, log2,
-log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, div and integer pow.
+log10, log1p, sqrt, rsqrt, reciprocal, sin, cos and integer pow.
 
 The activations tanh, sigmoid, logsigmoid, softplus, silu, mish, elu, selu
 and celu take torch.nn.functional's signatures.
@@ -7,53 +7,29 @@ and celu take torch.nn.functional's signatures.
 Each unary function returns fl32 of the exact real result (one rounding) for
 every float32 input; docs/CONTRACT.md section 6 gives the real functions,
 special values, type promotion and the backward formulas.  Each is one
-primitive ``repdl::<name>`` (``repdl::div``, with ``repdl::div_scalar`` for a
-tensor divided by a Python number, and ``repdl::pow_int``), computed by the
-backend that ``repdl.backends.for_tensor`` picks.
+primitive ``repdl::<name>`` (and ``repdl::pow_int``), computed by the
+backend that ``repdl.backends.for_tensor`` picks; ``div`` and the other
+IEEE operations are in ``ops.arith``.
 
 Type promotion follows torch: float32 tensors are used as they are; integer
 and bool tensors are converted to torch's default dtype, which must be
 float32; float16, bfloat16, float64 and complex tensors raise TypeError.
 """
-import math
 import numbers
-import struct
 
 import torch
 
 from .. import _checks, backends
 from .._library import Op
+from .._scalar import fl32
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "pow",
+           "sin", "cos", "pow",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu",
            "softplus", "silu", "mish", "elu", "selu", "celu"]
 
 Tensor = torch.Tensor
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
-
-_UNSUPPORTED = "RepDL ops support torch.float32 only"
-
-
-def _promoted_float(op: str, dtype: torch.dtype) -> torch.dtype:
-    """The float dtype torch computes `op` in for operands promoting to
-    `dtype`; TypeError unless that is float32."""
-    if not (dtype.is_floating_point or dtype.is_complex):
-        dtype = torch.get_default_dtype()  # integer/bool -> default float dtype, as torch does
-    if dtype != torch.float32:
-        raise TypeError(f"repdl.{op}: the operation would compute in {dtype}; {_UNSUPPORTED}")
-    return dtype
-
-
-def _float32_input(op: str, input) -> Tensor:
-    _checks.check_tensor(op, "input", input)
-    if input.dtype == torch.float32:
-        return input
-    if input.dtype.is_floating_point or input.dtype.is_complex:
-        raise TypeError(f"repdl.{op}: input has dtype {input.dtype}; {_UNSUPPORTED}")
-    _promoted_float(op, input.dtype)
-    return input.to(torch.float32)
 
 
 def _fake_unary(x):
@@ -68,7 +44,7 @@ def _unary(name: str, doc: str):
     op = Op(name, impl, _fake_unary)
 
     def public(input: Tensor) -> Tensor:
-        return op(_float32_input(name, input))
+        return op(_checks.float32_input(name, input))
 
     public.__name__ = public.__qualname__ = name
     public.__doc__ = doc
@@ -110,12 +86,12 @@ def _param(op: str, name: str, v) -> float:
     """fl32 of a Python real number parameter, held in a Python float."""
     if isinstance(v, Tensor) or not isinstance(v, numbers.Real):
         raise TypeError(f"repdl.{op}: {name} must be a Python real number, got {type(v).__name__}")
-    return fl32(float(v))
+    return fl32(v)
 
 
 def _inplace(op: str, input: Tensor, inplace: bool) -> None:
     if inplace and input.dtype != torch.float32:  # an integer input cannot hold the result
-        raise RuntimeError(f"repdl.{op}: inplace=True needs a float32 input tensor ({_UNSUPPORTED})")
+        raise RuntimeError(f"repdl.{op}: inplace=True needs a float32 input tensor ({_checks.UNSUPPORTED})")
 
 
 def _result(input, y, inplace: bool):
@@ -150,20 +126,20 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     defaults; any h >= 14.556090354919434 would do) that is fl32(ln(1 + e**x))
     itself for every x."""
     b, h = _param("softplus", "beta", beta), _param("softplus", "threshold", threshold)
-    x = _float32_input("softplus", input)
+    x = _checks.float32_input("softplus", input)
     return _softplus(x) if b == 1.0 and h >= 15.0 else _softplus_param(x, b, h)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0)."""
-    x = _float32_input("silu", input)
+    x = _checks.float32_input("silu", input)
     _inplace("silu", input, inplace)
     return _result(input, _silu(x), inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.mish: fl32(x tanh(ln(1 + e**x))), one rounding (mish(-inf) = -0)."""
-    x = _float32_input("mish", input)
+    x = _checks.float32_input("mish", input)
     _inplace("mish", input, inplace)
     return _result(input, _mish(x), inplace)
 
@@ -173,7 +149,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     fl32(alpha) and expm1 correctly rounded; for alpha = 1 that is the
     correctly rounded elu."""
     a = _param("elu", "alpha", alpha)
-    x = _float32_input("elu", input)
+    x = _checks.float32_input("elu", input)
     _inplace("elu", input, inplace)
     y = _elu(x) if a == 1.0 else _elu_param(x, a)
     return _result(input, y, inplace)
@@ -183,7 +159,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.selu: fl32(S x) for x > 0, else fl32(S A (e**x - 1)),
     with the float32 constants S = fl32(1.0507009873554804934193349852946) and
     A = fl32(1.6732632423543772848170429916717); correctly rounded."""
-    x = _float32_input("selu", input)
+    x = _checks.float32_input("selu", input)
     _inplace("selu", input, inplace)
     return _result(input, _selu(x), inplace)
 
@@ -195,7 +171,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     a = _param("celu", "alpha", alpha)
     if a == 0.0:
         raise RuntimeError("repdl.celu: ZeroDivisionError: alpha cannot be 0 for CELU")
-    x = _float32_input("celu", input)
+    x = _checks.float32_input("celu", input)
     _inplace("celu", input, inplace)
     y = _elu(x) if a == 1.0 else _celu_param(x, a)
     return _result(input, y, inplace)
@@ -228,106 +204,10 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if not isinstance(approximate, str):
         raise TypeError(f"repdl.gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
     if approximate == "none":
-        return _gelu(_float32_input("gelu", input))
+        return _gelu(_checks.float32_input("gelu", input))
     if approximate == "tanh":
-        return _gelu_tanh(_float32_input("gelu", input))
+        return _gelu_tanh(_checks.float32_input("gelu", input))
     raise RuntimeError("approximate argument must be either none or tanh.")
-
-
-# ---- div -------------------------------------------------------------------------------------
-def broadcast_shape(s1, s2):
-    """torch's broadcast of two shapes (torch.broadcast_shapes costs ~30 us)."""
-    if s1 == s2:
-        return s1
-    n = max(len(s1), len(s2))
-    a = (1,) * (n - len(s1)) + tuple(s1)
-    b = (1,) * (n - len(s2)) + tuple(s2)
-    out = []
-    for x, y in zip(a, b):
-        if x == y or y == 1:
-            out.append(x)
-        elif x == 1:
-            out.append(y)
-        else:
-            raise RuntimeError(f"repdl.div: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together")
-    return torch.Size(out)
-
-
-def _div_impl(a: Tensor, b: Tensor) -> Tensor:
-    return backends.for_tensor(a).div(a, b)
-
-
-def _div_fake(a, b):
-    return a.new_empty(broadcast_shape(a.shape, b.shape))
-
-
-_div = Op("div", _div_impl, _div_fake)
-
-
-def _div_scalar_impl(a: Tensor, b: float) -> Tensor:
-    return backends.for_tensor(a).div_scalar(a, b)
-
-
-def _div_scalar_fake(a, b):
-    return torch.empty_like(a)
-
-
-# Tensor / Python number, the common case (mean, scalings): no tensor is
-# made for the number.  b arrives as fl32(number), held in a Python float.
-_div_scalar = Op("div_scalar", _div_scalar_impl, _div_scalar_fake)
-
-
-def fl32(v: float) -> float:
-    """The float32 value nearest to the Python number v (ties to even; beyond
-    the float32 range, +-inf), as a Python float."""
-    try:
-        return struct.unpack("<f", struct.pack("<f", v))[0]
-    except OverflowError:
-        return math.copysign(math.inf, v)
-
-
-def _div_operand(name, v, dtype, device):
-    if isinstance(v, Tensor):
-        if v.device != device and v.dim() == 0 and v.device.type == "cpu":
-            v = v.to(device)  # a 0-d CPU tensor joins any device, as in torch
-        return v.to(dtype)  # float32 already, or integer/bool: fl32 of each value
-    return torch.tensor(v, dtype=dtype, device=device)  # a Python number: fl32(v)
-
-
-def div(input, other, *, rounding_mode=None) -> Tensor:
-    """fl32(input / other): IEEE-754 division with torch's broadcasting and
-    type promotion; never a multiplication by a reciprocal."""
-    if (rounding_mode is None and type(input) in _PLAIN and input.dtype == torch.float32
-            and type(other) in (float, int) and -(1 << 63) <= other < (1 << 63)):
-        return _div_scalar(input, fl32(other))
-    if (rounding_mode is None and type(input) in _PLAIN and type(other) in _PLAIN and input.dtype == torch.float32
-            and other.dtype == torch.float32 and input.device == other.device):
-        broadcast_shape(input.shape, other.shape)
-        return _div(input, other)
-    if rounding_mode is not None:
-        if rounding_mode in ("trunc", "floor"):
-            raise NotImplementedError(
-                f"repdl.div: rounding_mode={rounding_mode!r} is not supported yet; only true division "
-                "(rounding_mode=None) is")
-        raise RuntimeError(
-            f"repdl.div: expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
-    tensors = [v for v in (input, other) if isinstance(v, Tensor)]
-    for name, v in (("input", input), ("other", other)):
-        if not isinstance(v, (Tensor, numbers.Number)) or isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
-            raise TypeError(f"repdl.div: {name} must be a Tensor or a real number, got {type(v).__name__}")
-    if not tensors:
-        raise TypeError("repdl.div: at least one of input and other must be a Tensor")
-    for name, v in (("input", input), ("other", other)):
-        if isinstance(v, Tensor) and v.dtype != torch.float32 and (v.dtype.is_floating_point or v.dtype.is_complex):
-            raise TypeError(f"repdl.div: {name} has dtype {v.dtype}; {_UNSUPPORTED}")
-    dtype = _promoted_float("div", torch.result_type(input, other))
-    device = next((t.device for t in tensors if t.dim() > 0), tensors[0].device)
-    a = _div_operand("input", input, dtype, device)
-    b = _div_operand("other", other, dtype, device)
-    if a.device != b.device:
-        _checks.check_same_device("div", input=a, other=b)
-    broadcast_shape(a.shape, b.shape)
-    return _div(a, b)
 
 
 # ---- pow with an integer exponent -------------------------------------------------------------
@@ -368,5 +248,5 @@ def pow(input: Tensor, exponent) -> Tensor:
         # (reproducible as it is) and its result stays integer.
         return torch.pow(input, exponent)
     if input.dtype != torch.float32:
-        raise TypeError(f"repdl.pow: input has dtype {input.dtype}; {_UNSUPPORTED}")
+        raise TypeError(f"repdl.pow: input has dtype {input.dtype}; {_checks.UNSUPPORTED}")
     return _pow(input, exponent)

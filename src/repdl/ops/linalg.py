@@ -1,4 +1,4 @@
-"""Linear algebra: fma32, dot, mm, bmm, matmul, addmm, linear.
+"""Linear algebra: dot, mm, bmm, matmul, addmm, linear.
 
 Every product reduces to one primitive, ``repdl::matmul`` (batched,
 broadcasting), whose elements are sequential fma chains over k; see
@@ -6,23 +6,17 @@ docs/CONTRACT.md, "Linear algebra".
 """
 from typing import Optional
 
+import numbers
+
 import torch
 
 from .. import _checks, backends
 from .._library import Op
-from ._arith import add32, scale32
+from .arith import add, mul
 
-__all__ = ["fma32", "dot", "mm", "bmm", "matmul", "addmm", "linear"]
+__all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
 
 Tensor = torch.Tensor
-
-
-def _fma32_impl(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
-    return backends.for_tensor(a).fma32(a, b, c)
-
-
-def _fma32_fake(a, b, c):
-    return torch.empty(torch.broadcast_shapes(a.shape, b.shape, c.shape), dtype=a.dtype, device=a.device)
 
 
 def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
@@ -42,22 +36,8 @@ def _linear_fake(x, weight, bias):
     return x.new_empty(*x.shape[:-1], weight.shape[0])
 
 
-_fma32 = Op("fma32", _fma32_impl, _fma32_fake)
 _matmul = Op("matmul", _matmul_impl, _matmul_fake)
 _linear = Op("linear", _linear_impl, _linear_fake)
-
-
-def fma32(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
-    """round(a*b + c) with a single rounding, elementwise with broadcasting."""
-    _checks.check_float32("fma32", a=a, b=b, c=c)
-    _checks.check_same_device("fma32", a=a, b=b, c=c)
-    try:
-        torch.broadcast_shapes(a.shape, b.shape, c.shape)
-    except RuntimeError:
-        raise RuntimeError(
-            f"repdl.fma32: shapes {tuple(a.shape)}, {tuple(b.shape)} and {tuple(c.shape)} "
-            "cannot be broadcast together") from None
-    return _fma32(a, b, c)
 
 
 def _check_pair(op, a, b, a_name, b_name):
@@ -132,23 +112,34 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta*input + alpha*(mat1 @ mat2): the product's chains first, then
-    fl32(alpha)*product (skipped for alpha == 1), fl32(beta)*input (skipped
+    product * fl32(alpha) (skipped for alpha == 1), input * fl32(beta) (skipped
     for beta == 1; input ignored entirely for beta == 0, as in torch), then
-    one addition."""
+    one addition.  input broadcasts to the product's (M, N), as in torch."""
     _checks.check_float32("addmm", input=input)
     _checks.check_same_device("addmm", input=input, mat1=mat1, mat2=mat2)
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"repdl.addmm: {name} must be a real number, got {type(v).__name__}")
     prod = mm(mat1, mat2)
-    try:
-        torch.broadcast_shapes(input.shape, prod.shape)
-    except RuntimeError:
-        raise RuntimeError(
-            f"repdl.addmm: input of shape {_shape(input)} cannot be broadcast to the product's "
-            f"shape {_shape(prod)}") from None
+    _check_expands("addmm", "input", input.shape, prod.shape)
     if alpha != 1:
-        prod = scale32(prod, alpha)
+        prod = mul(prod, alpha)
     if beta == 0:
         return prod
-    return add32(scale32(input, beta) if beta != 1 else input, prod)
+    return add(mul(input, beta) if beta != 1 else input, prod)
+
+
+def _check_expands(op, name, shape, target):
+    """RuntimeError unless `shape` broadcasts to `target` without changing it
+    (torch's expand rule for addmm's input and linear's bias)."""
+    lead = len(target) - len(shape)
+    if lead < 0 or any(s != 1 and s != t for s, t in zip(shape, target[lead:])):
+        raise RuntimeError(f"repdl.{op}: {name} of shape {_shape_of(shape)} cannot be broadcast to the "
+                           f"result's shape {_shape_of(target)}")
+
+
+def _shape_of(shape):
+    return "x".join(str(s) for s in shape) or "scalar"
 
 
 def _as_matrix(x):
@@ -163,23 +154,32 @@ def _as_matrix(x):
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
-    """input (*, in) @ weight(out, in)^T, then + bias with one rounding."""
+    """input (*, in) @ weight(out, in)^T, then + bias with one rounding.  A
+    1-D weight (in,) gives input @ weight (the last dim removed), as in torch."""
     _checks.check_float32("linear", input=input, weight=weight)
     if bias is not None:
         _checks.check_float32("linear", bias=bias)
         _checks.check_same_device("linear", input=input, weight=weight, bias=bias)
-        if bias.dim() > 1 or (bias.dim() == 1 and bias.shape[0] not in (1, weight.shape[0])):
-            raise RuntimeError(
-                f"repdl.linear: bias of shape {_shape(bias)} does not match {weight.shape[0]} output features")
     else:
         _checks.check_same_device("linear", input=input, weight=weight)
-    if weight.dim() != 2 or input.dim() == 0:
-        raise RuntimeError(
-            f"repdl.linear: expected weight 2D and input at least 1D, got {weight.dim()}D and {input.dim()}D")
-    if input.shape[-1] != weight.shape[1]:
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"repdl.linear: both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
+    if weight.dim() > 2:
+        raise RuntimeError(f"repdl.linear: weight must be 1D or 2D, got {weight.dim()}D")
+    if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
             f"repdl.linear: input and weight shapes cannot be multiplied ({_shape(input)} and "
             f"{_shape(weight)}.T)")
+    if weight.dim() == 1:
+        if bias is not None:
+            raise RuntimeError("repdl.linear: a 1-D weight takes no bias (torch: mat2 must be a matrix)")
+        return matmul(input, weight)
+    out_shape = (*input.shape[:-1], weight.shape[0])
+    if bias is not None:
+        _check_expands("linear", "bias", bias.shape, out_shape)
+        if bias.dim() > 1:  # broadcast over leading dims too: the product, then one addition
+            return add(linear(input, weight), bias)
     x = input if input.dim() == 2 else _as_matrix(input.unsqueeze(0) if input.dim() == 1 else input)
     out = _linear(x, weight, bias)
-    return out if input.dim() == 2 else out.reshape(*input.shape[:-1], weight.shape[0])
+    return out if input.dim() == 2 else out.reshape(out_shape)

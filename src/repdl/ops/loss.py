@@ -1,9 +1,16 @@
 """cross_entropy (docs/CONTRACT.md, "Losses"), composed from primitives:
-log_softmax, sum, matmul, and single-rounding float32 arithmetic."""
+log_softmax, the class pick (``repdl::class_pick``), sum, matmul and the IEEE
+operations of ``ops.arith``; everything else is exact selection (where,
+gather, views) on values those primitives produced."""
+import numbers
+from typing import Tuple
+
 import torch
 
 from .. import _checks
-from ..backends.reference._exact import canonical_nan
+from .._library import Op
+from .._scalar import fl32
+from .arith import add, div, mul, neg
 from .linalg import matmul
 from .reductions import sum as _sum
 from .softmax import log_softmax
@@ -14,19 +21,46 @@ Tensor = torch.Tensor
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _f32(value, like):
-    return torch.tensor(value, dtype=torch.float32, device=like.device)
+def _class_pick_impl(lsm: Tensor, target: Tensor, ignore_index: int) -> Tensor:
+    """lsm[n, target[n]] for every sample n (lsm is (..., C)), +0.0 where
+    target[n] == ignore_index; IndexError for another target outside [0, C).
+    The check lives here, inside the primitive, so that tracing and
+    torch.compile never see a data-dependent branch while eager calls still
+    raise before any result is returned."""
+    C = lsm.shape[-1]
+    valid = target != ignore_index
+    bad = valid & ((target < 0) | (target >= C))
+    if bad.any():
+        raise IndexError(f"repdl.cross_entropy: Target {target[bad][0].item()} is out of bounds.")
+    picked = lsm.gather(-1, torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)).squeeze(-1)
+    return torch.where(valid, picked, torch.zeros_like(picked))
 
 
-def _check(input, target, weight, reduction, label_smoothing):
+def _class_pick_fake(lsm, target, ignore_index):
+    return lsm.new_empty(lsm.shape[:-1])
+
+
+_class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake)
+
+
+def _check(input, target, weight, ignore_index, reduction, label_smoothing):
     _checks.check_float32("cross_entropy", input=input)
     _checks.check_tensor("cross_entropy", "target", target)
+    if weight is not None:
+        _checks.check_tensor("cross_entropy", "weight", weight)
     _checks.check_same_device("cross_entropy", input=input, target=target, weight=weight)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"repdl.cross_entropy: {reduction!r} is not a valid value for reduction "
                          f"(expected one of {', '.join(_REDUCTIONS)})")
-    if not 0.0 <= label_smoothing <= 1.0:
+    if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real):
+        raise TypeError(f"repdl.cross_entropy: label_smoothing must be a real number, got "
+                        f"{type(label_smoothing).__name__}")
+    if label_smoothing > 1.0:  # torch's check and class
         raise RuntimeError(f"repdl.cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not label_smoothing >= 0.0:  # torch accepts negative and NaN values; a smoothing weight cannot be either
+        raise ValueError(f"repdl.cross_entropy: label_smoothing must be in [0.0, 1.0], got {label_smoothing}")
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
+        raise TypeError(f"repdl.cross_entropy: ignore_index must be an int, got {type(ignore_index).__name__}")
     if input.dim() == 0:
         raise ValueError("repdl.cross_entropy: input must have a class dimension (got a 0-d tensor)")
     C = input.shape[1] if input.dim() > 1 else input.shape[0]
@@ -34,7 +68,15 @@ def _check(input, target, weight, reduction, label_smoothing):
         _checks.check_float32("cross_entropy", weight=weight)
         if weight.shape != (C,):
             raise RuntimeError(f"repdl.cross_entropy: weight must have shape ({C},), got {tuple(weight.shape)}")
+        if weight.requires_grad and torch.is_grad_enabled():
+            raise NotImplementedError("repdl.cross_entropy: the gradient with respect to weight is not "
+                                      "computed (as in torch); pass weight.detach()")
     return C
+
+
+def _smoothing_factors(label_smoothing, C) -> Tuple[float, float]:
+    """a = fl32(1 - eps), b = fl32(eps / C), both evaluated in Python float first."""
+    return fl32(1.0 - label_smoothing), fl32(label_smoothing / C)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_index: int = -100,
@@ -42,7 +84,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     """torch.nn.functional.cross_entropy's arguments; class dim 1 (0 for a
     1-D input); target holds class indices (an integer tensor) or class
     probabilities (float32, the shape of input)."""
-    C = _check(input, target, weight, reduction, label_smoothing)
+    C = _check(input, target, weight, ignore_index, reduction, label_smoothing)
     class_dim = 1 if input.dim() > 1 else 0
     lsm = log_softmax(input, class_dim).movedim(class_dim, -1)  # (..., C)
     if target.dtype.is_floating_point:
@@ -55,24 +97,18 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
                          f"for input of shape {tuple(input.shape)}, got {tuple(target.shape)}")
     target = target.to(torch.int64)
     valid = target != ignore_index
-    bad = valid & ((target < 0) | (target >= C))
-    if bad.any():
-        raise IndexError(f"repdl.cross_entropy: Target {target[bad][0].item()} is out of bounds.")
-    safe = torch.where(valid, target, torch.zeros_like(target))
-    zero = torch.zeros((), dtype=torch.float32, device=input.device)
-
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.
-    nll = -lsm.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+    zero = torch.zeros((), dtype=torch.float32, device=input.device)
+    nll = torch.where(valid, neg(_class_pick(lsm, target, int(ignore_index))), zero)
     if weight is not None:
-        w = torch.where(valid, weight[safe], zero)
-        nll = canonical_nan(torch.mul(w, nll))
-    nll = torch.where(valid, nll, zero)
+        w = torch.where(valid, weight[torch.where(valid, target, torch.zeros_like(target))], zero)
+        nll = mul(w, nll)
 
     smoothing = label_smoothing > 0.0
     if smoothing:
         # smooth = -sum_c lsm_c (unweighted) or -fmachain_c(lsm_c, weight_c)
-        smooth = -(_sum(lsm, -1) if weight is None else matmul(lsm, weight))
+        smooth = neg(_sum(lsm, -1) if weight is None else matmul(lsm, weight))
         smooth = torch.where(valid, smooth, zero)
 
     if reduction == "none":
@@ -81,14 +117,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
         loss = _sum(nll)
         smooth_total = _sum(smooth) if smoothing else None
         if reduction == "mean":
-            denom = _f32(float(valid.sum().item()), input) if weight is None else _sum(w)
-            loss = canonical_nan(torch.div(loss, denom))
+            # fl32(number of valid samples): an exact integer count, rounded once
+            denom = valid.sum().to(torch.float32) if weight is None else _sum(w)
+            loss = div(loss, denom)
             if smoothing:
-                smooth_total = canonical_nan(torch.div(smooth_total, denom))
+                smooth_total = div(smooth_total, denom)
     if not smoothing:
         return loss
-    a, b = _f32(1.0 - label_smoothing, input), _f32(label_smoothing / C, input)
-    return canonical_nan(torch.add(torch.mul(a, loss), torch.mul(b, smooth_total)))
+    a, b = _smoothing_factors(label_smoothing, C)
+    return add(mul(loss, a), mul(smooth_total, b))
 
 
 def _probability_targets(lsm, target, weight, reduction, label_smoothing, class_dim, input):
@@ -98,19 +135,18 @@ def _probability_targets(lsm, target, weight, reduction, label_smoothing, class_
     if target.dtype != torch.float32:
         raise TypeError(f"repdl.cross_entropy: probability targets must be float32, got {target.dtype}")
     if target.shape != input.shape:
-        raise ValueError(f"repdl.cross_entropy: probability target shape {tuple(target.shape)} must "
-                         f"equal input shape {tuple(input.shape)}")
-    C = lsm.shape[-1]
+        raise RuntimeError(f"repdl.cross_entropy: probability target shape {tuple(target.shape)} must "
+                           f"equal input shape {tuple(input.shape)}")
     q = target.movedim(class_dim, -1)
     if label_smoothing > 0.0:
-        a, b = _f32(1.0 - label_smoothing, input), _f32(label_smoothing / C, input)
-        q = torch.add(torch.mul(a, q), b)
+        a, b = _smoothing_factors(label_smoothing, lsm.shape[-1])
+        q = add(mul(q, a), b)
     if weight is not None:
-        q = torch.mul(q, weight)
-    loss = -matmul(lsm.unsqueeze(-2), q.unsqueeze(-1)).reshape(lsm.shape[:-1])
+        q = mul(q, weight)
+    loss = neg(matmul(lsm.unsqueeze(-2), q.unsqueeze(-1)).reshape(lsm.shape[:-1]))
     if reduction == "none":
         return loss
     total = _sum(loss)
     if reduction == "sum":
         return total
-    return canonical_nan(torch.div(total, _f32(float(loss.numel()), input)))
+    return div(total, loss.numel())

@@ -12,7 +12,8 @@ import torch
 from .. import _checks, backends
 from .._library import Op
 from ..backends._views import keepdim_shape
-from ..backends.reference import _exact
+from .arith import div
+from .elementwise import sqrt
 
 __all__ = ["sum", "sum_pairwise", "mean", "var", "std", "max", "min", "argmax", "argmin"]
 
@@ -81,19 +82,19 @@ def sum_pairwise(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) 
     return _reduce_sum("sum_pairwise", input, dim, keepdim, "pairwise")[0]
 
 
-def _count32(input, dims, like):
-    """fl32(number of reduced elements) as a 0-d tensor."""
+def _count(input, dims) -> int:
+    """The number of reduced elements."""
     n = 1
     for d in dims:
         n *= input.shape[d]
-    return torch.tensor(float(n), dtype=torch.float32, device=like.device), n
+    return n
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """sum(input, dim) / fl32(n), one correctly rounded division."""
     _check_dtype_arg("mean", dtype)
     s, dims = _reduce_sum("mean", input, dim, keepdim, "sequential")
-    return _exact.canonical_nan(torch.div(s, _count32(input, dims, s)[0]))
+    return div(s, _count(input, dims))
 
 
 def _correction(op, correction, unbiased):
@@ -118,14 +119,12 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     dims = _checks.reduction_dims("var", dim, input.dim())
     m = mean(input, dims, keepdim=False)
     ss = _sqdev(input, m, list(dims), keepdim)
-    _, n = _count32(input, dims, ss)
-    denom = torch.tensor(float(builtins.max(0, n - corr)), dtype=torch.float32, device=ss.device)
-    return _exact.canonical_nan(torch.div(ss, denom))
+    return div(ss, builtins.max(0, _count(input, dims) - corr))
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sqrt(var(...)), the square root correctly rounded."""
-    return _exact.sqrt32(var(input, dim, unbiased, keepdim, correction=correction))
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def _extreme(op, input, dim, keepdim, largest):

@@ -7,11 +7,11 @@ the same mistake, with a message that says what is supported.
 import math
 import numbers
 import operator
-import struct
 
 import torch
 
 from .. import backends
+from .._scalar import fl32  # noqa: F401  (the draws round their parameters with it)
 from . import _cpu, _reference
 from ._generator import Generator, default_generator
 
@@ -30,28 +30,21 @@ def integer(op: str, name: str, v) -> int:
         raise TypeError(f"repdl.random.{op}: {name} must be an integer, got {type(v).__name__}") from None
 
 
-def real(op: str, name: str, v) -> float:
-    """v (a real number, not bool; or a 0-d real tensor) as a Python float."""
+def real(op: str, name: str, v):
+    """v (a real number, not bool; or a 0-d real tensor) as a Python int (an
+    integer, kept exact for fl32) or float."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         if isinstance(v, torch.Tensor) and v.dim() == 0 and not v.dtype.is_complex and v.dtype != torch.bool:
-            return float(v.item())
+            return v.item()
         raise TypeError(f"repdl.random.{op}: {name} must be a real number, got {type(v).__name__}")
-    return float(v)
+    return operator.index(v) if isinstance(v, numbers.Integral) else float(v)
 
 
-def finite(op: str, name: str, v) -> float:
+def finite(op: str, name: str, v):
     x = real(op, name, v)
-    if not math.isfinite(x):
+    if isinstance(x, float) and not math.isfinite(x):
         raise ValueError(f"repdl.random.{op}: {name} must be finite, got {x}")
     return x
-
-
-def fl32(x: float) -> float:
-    """The float32 value nearest to the Python float x (ties to even)."""
-    try:
-        return struct.unpack("<f", struct.pack("<f", x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
 
 
 def size(op: str, args: tuple, size_kw=None) -> tuple:

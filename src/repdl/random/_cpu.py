@@ -7,6 +7,7 @@ dense float32 CPU tensor of n elements).
 import torch
 
 from .. import _C
+from .._scalar import bits32
 
 
 def _mask64(v: int) -> int:
@@ -28,14 +29,15 @@ def words(seed, offset, n, device=None, per_element=1):
 def uniform(seed, offset, n, device=None, a=None, span=None, out=None):
     y = _new(n, torch.float32, out)
     plain = a is None
-    _C.philox_uniform(seed, offset, n, plain, 0.0 if plain else a, 1.0 if plain else span, y.data_ptr())
+    _C.philox_uniform(seed, offset, n, plain, bits32(0.0 if plain else a), bits32(1.0 if plain else span), y.data_ptr())
     return y
 
 
 def normal(seed, offset, n, device=None, mean=None, std=None, out=None):
     y = _new(n, torch.float32, out)
     affine = mean is not None
-    _C.philox_normal(seed, offset, n, affine, mean if affine else 0.0, std if affine else 1.0, y.data_ptr())
+    _C.philox_normal(seed, offset, n, affine, bits32(mean if affine else 0.0), bits32(std if affine else 1.0),
+                     y.data_ptr())
     return y
 
 
@@ -87,13 +89,13 @@ def keep_mask(seed, offset, n, threshold, device=None):
 def dropout(seed, offset, x, threshold, scale):
     x = x.contiguous()
     y = torch.empty(x.numel(), dtype=torch.float32)
-    _C.philox_dropout(seed, offset, x.numel(), threshold, scale, x.data_ptr(), y.data_ptr())
+    _C.philox_dropout(seed, offset, x.numel(), threshold, bits32(scale), x.data_ptr(), y.data_ptr())
     return y
 
 
 def trunc_normal(seed, offset, n, device, mean, std, a, b, out=None):
     y = _new(n, torch.float32, out)
-    _C.philox_trunc_normal(seed, offset, n, mean, std, a, b, y.data_ptr())
+    _C.philox_trunc_normal(seed, offset, n, bits32(mean), bits32(std), bits32(a), bits32(b), y.data_ptr())
     return y
 
 

@@ -5,7 +5,9 @@ Philox words are computed with int64 tensor ops whose values never leave
 [0, 2**49) (a 32 x 32 -> 64-bit product is split at 16 bits), the float
 transforms are exact conversions, power-of-two scalings, and the correctly
 rounded operations of ``backends.reference._exact`` and the elementwise
-family.  The C++ kernels (csrc/random) must match it bit for bit.
+family.  The C++ kernels (csrc/random) must match it bit for bit.  Entry
+points that do float arithmetic run in the IEEE default environment
+(``repdl._fpenv``), so FTZ/DAZ set by the caller cannot flush them.
 
 Words are held in int64 tensors with values in [0, 2**32).  Every function
 takes the draw's ``seed`` and first block ``offset`` (Python ints in
@@ -13,6 +15,7 @@ takes the draw's ``seed`` and first block ``offset`` (Python ints in
 """
 import torch
 
+from .._fpenv import ieee_env
 from ..backends.reference import _exact
 from . import _crmath
 
@@ -86,6 +89,7 @@ def _scalar(v: float, like):
     return torch.tensor(v, dtype=torch.float32, device=like.device)
 
 
+@ieee_env
 def uniform(seed, offset, n, device, a=None, span=None):
     """u, or fma32(span, u, a) when a and span (exact float32 values) are given."""
     u = unit(words(seed, offset, n, device))
@@ -105,6 +109,7 @@ def box_muller(w0, w1):
     return _exact.mul32(r, _crmath.cos(th)), _exact.mul32(r, _crmath.sin(th))
 
 
+@ieee_env
 def normal_from_words(w):
     """Normals of a word vector: pair k = (w[2k], w[2k+1]) gives elements
     2k (z0) and 2k+1 (z1); an odd length drops the last z1."""
@@ -115,6 +120,7 @@ def normal_from_words(w):
     return torch.stack([z0, z1], dim=-1).reshape(-1)[:n]
 
 
+@ieee_env
 def normal(seed, offset, n, device, mean=None, std=None):
     """Standard normals, or fma32(std, z, mean) when mean and std are given."""
     z = normal_from_words(words(seed, offset, n + n % 2, device))[:n]
@@ -171,6 +177,7 @@ def bernoulli_scalar(seed, offset, n, threshold, device):
     return ((words(seed, offset, n, device) >> 8) < threshold).to(torch.float32)
 
 
+@ieee_env
 def bernoulli_tensor(seed, offset, p):
     """1.0 where u < p[i], else 0.0 (p float32, dense row-major)."""
     return (unit(words(seed, offset, p.numel(), p.device)) < p.reshape(-1)).to(torch.float32)
@@ -181,6 +188,7 @@ def keep_mask(seed, offset, n, threshold, device):
     return (words(seed, offset, n, device) >> 8) >= threshold
 
 
+@ieee_env
 def dropout(seed, offset, x, threshold, scale):
     """x * (keep ? scale : 0.0), one rounding, NaN canonical; x float32."""
     keep = keep_mask(seed, offset, x.numel(), threshold, x.device)
@@ -190,6 +198,7 @@ def dropout(seed, offset, x, threshold, scale):
 
 # ---- truncated normal -------------------------------------------------------------------
 
+@ieee_env
 def trunc_normal(seed, offset, n, device, mean, std, a, b):
     """Element i tries blocks (offset + i, j), j = 0, 1, ...: y = fma32(std,
     z0, mean) from the block's words 0 and 1, accepted when a <= y <= b; after

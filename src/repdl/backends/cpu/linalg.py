@@ -1,14 +1,8 @@
-"""CPU backend: fused multiply-add and matrix products (C++ BLIS-style GEMM)."""
+"""CPU backend: matrix products (C++ BLIS-style GEMM)."""
 import torch
 
 from ... import _C
-
-
-def fma32(a, b, c):
-    a, b, c = (t.contiguous() for t in torch.broadcast_tensors(a, b, c))
-    out = torch.empty_like(a)
-    _C.fma(a.data_ptr(), b.data_ptr(), c.data_ptr(), out.data_ptr(), out.numel())
-    return out
+from .arith import binary_
 
 
 def matmul(a, b):
@@ -29,10 +23,6 @@ def matmul(a, b):
 
 
 def linear(x, weight, bias):
-    """x (M, K) @ weight (N, K)^T, then + bias (one rounding, fused in C++)."""
+    """x (M, K) @ weight (N, K)^T, then + bias (one rounding, in place)."""
     out = matmul(x, weight.t())
-    if bias is not None:
-        n = out.shape[-1]
-        bias = bias.expand(n)
-        _C.add_bias(out.data_ptr(), out.numel() // n if n else 0, n, bias.data_ptr(), bias.stride(0))
-    return out
+    return out if bias is None else binary_("add", out, bias)

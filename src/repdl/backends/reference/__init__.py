@@ -3,8 +3,22 @@
 One small pure function per primitive, written with PyTorch ops whose
 rounding is exact by construction (see ``_exact``), so it gives the same
 bits on every device.  It is slow on purpose: clarity over speed.
+
+Every entry point runs in the IEEE default floating-point environment
+(``repdl._fpenv``): torch's CPU kernels would otherwise flush subnormals
+under ``torch.set_flush_denormal(True)``.
 """
-from .linalg import fma32, linear, matmul  # noqa: F401
-from .reductions import extremum, sqdev, sum  # noqa: F401
-from .elementwise import *  # noqa: F401,F403
-from .softmax import logsumexp, softmax  # noqa: F401
+from ..._fpenv import ieee_env
+from . import arith, elementwise, linalg, reductions, softmax
+
+_ENTRY_POINTS = {
+    arith: ("binary", "binary_", "binary_scalar", "fma32"),
+    linalg: ("linear", "matmul"),
+    reductions: ("extremum", "sqdev", "sum"),
+    elementwise: tuple(elementwise.__all__),
+    softmax: ("logsumexp", "softmax"),
+}
+for _module, _names in _ENTRY_POINTS.items():
+    for _name in _names:
+        globals()[_name] = ieee_env(getattr(_module, _name))
+del _module, _names, _name

@@ -10,7 +10,7 @@ input whose float64 value can come that close, settled with MPFR
 function rounds and docs/elementwise.md for windows, error bounds and the
 exhaustive verification records.
 
-``sqrt``, ``reciprocal`` and ``div`` need no table: IEEE ``sqrt`` and ``/``
+``sqrt`` and ``reciprocal`` need no table: IEEE ``sqrt`` and ``/``
 of float32 operands in float64, rounded to float32, are correctly rounded
 (53 >= 2*24 + 2; see ``_exact``).
 """
@@ -20,7 +20,7 @@ from . import _exact
 from ...crtables import load as _load_table
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-           "sin", "cos", "div", "div_scalar", "pow_int",
+           "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
            "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
@@ -413,16 +413,6 @@ def gelu_tanh(x):
     """fl32((x/2)(1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))), the real
     constants (approximate='tanh'); -0 at -inf."""
     return _cr("gelu_tanh", x)
-
-
-def div(a, b):
-    """fl32(a / b), broadcast: IEEE division, exact by construction."""
-    return _exact.div32(a, b)
-
-
-def div_scalar(a, b: float):
-    """fl32(a / b) for a float32 value b held in a Python float."""
-    return _exact.div32(a, torch.tensor(b, dtype=torch.float32, device=a.device))
 
 
 def pow_int(x, p: int):

@@ -1,12 +1,7 @@
-"""Reference: fused multiply-add and matrix products (CONTRACT.md, "Linear algebra")."""
+"""Reference: matrix products (CONTRACT.md, "Linear algebra")."""
 import torch
 
 from . import _exact
-
-
-def fma32(a, b, c):
-    """round32(a*b + c) with one rounding, elementwise over broadcast operands."""
-    return _exact.fma32(a, b, c)
 
 
 def matmul(a, b):

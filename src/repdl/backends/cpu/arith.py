@@ -1,0 +1,64 @@
+"""CPU backend: IEEE + - * / and fma32 over broadcast operands (csrc/arith).
+
+Operands cross to C++ as data pointers plus their element strides over the
+broadcast shape (0 along broadcast dims), so broadcasting, transposed and
+sliced views need no copies; the output is a new dense tensor (or, for the
+in-place form, the first operand itself).
+"""
+import torch
+
+from ... import _C
+from ..._checks import broadcast_shape
+from ..._scalar import bits32
+
+_CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
+
+
+def strides_over(t, shape):
+    """t's element strides over the broadcast shape: 0 for the dims t lacks
+    or has as size 1, its own stride otherwise."""
+    lead = len(shape) - t.dim()
+    st = t.stride()
+    return [0 if d < lead or t.shape[d - lead] == 1 else st[d - lead] for d in range(len(shape))]
+
+
+def binary(op, a, b):
+    """fl32(a op b) elementwise, broadcast."""
+    code = _CODE[op]
+    if a.shape == b.shape and a.is_contiguous() and b.is_contiguous():
+        out = torch.empty(a.shape, dtype=torch.float32)
+        _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 1, out.numel(), 1, 1)
+        return out
+    shape = broadcast_shape("binary", a.shape, b.shape)
+    out = torch.empty(shape, dtype=torch.float32)
+    _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
+              *strides_over(a, shape), *strides_over(b, shape))
+    return out
+
+
+def binary_(op, a, b):
+    """a = fl32(a op b) in place; a is contiguous and has the broadcast shape."""
+    shape = a.shape
+    _C.binary(_CODE[op], a.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
+              *strides_over(a, shape), *strides_over(b, shape))
+    return a
+
+
+def binary_scalar(op, a, s: float, scalar_left: bool):
+    """fl32(a op s), or fl32(s op a) when scalar_left; s a float32 value."""
+    out = torch.empty(a.shape, dtype=torch.float32)
+    if a.is_contiguous():
+        _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, 1, out.numel(), 1)
+    else:
+        _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, a.dim(), *a.shape,
+                         *a.stride())
+    return out
+
+
+def fma32(a, b, c):
+    """fma32(a, b, c) elementwise (one rounding), broadcast."""
+    shape = broadcast_shape("fma32", broadcast_shape("fma32", a.shape, b.shape), c.shape)
+    out = torch.empty(shape, dtype=torch.float32)
+    _C.fma(out.data_ptr(), a.data_ptr(), b.data_ptr(), c.data_ptr(), len(shape), *shape,
+           *strides_over(a, shape), *strides_over(b, shape), *strides_over(c, shape))
+    return out

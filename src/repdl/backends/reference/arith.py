@@ -1,0 +1,31 @@
+"""Reference: IEEE + - * / and fma32, elementwise with broadcasting
+(CONTRACT.md sections 1 and 6).  Each is computed exactly in float64 and
+rounded once (see ``_exact``)."""
+import torch
+
+from . import _exact
+
+_OPS64 = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
+
+
+def binary(op, a, b):
+    """fl32(a op b), broadcast."""
+    return _exact.round32(_OPS64[op](_exact.f64(a), _exact.f64(b)))
+
+
+def binary_(op, a, b):
+    """a = fl32(a op b) in place."""
+    return a.copy_(binary(op, a, b))
+
+
+def binary_scalar(op, a, s: float, scalar_left: bool):
+    """fl32(a op s), or fl32(s op a) when scalar_left; s a float32 value held
+    in a Python float (exact in float64)."""
+    a64 = _exact.f64(a)
+    s64 = torch.tensor(s, dtype=torch.float64, device=a.device)
+    return _exact.round32(_OPS64[op](s64, a64) if scalar_left else _OPS64[op](a64, s64))
+
+
+def fma32(a, b, c):
+    """fl32(a*b + c) with one rounding, broadcast."""
+    return _exact.fma32(a, b, c)
