@@ -1,10 +1,14 @@
 """A fixed job over RepDL's ops; prints one JSON object of result hashes.
 
 tests/test_invariance.py runs it in fresh processes under different thread
-counts, instruction sets and BLAS settings; every RepDL hash must agree.
-The same ops through plain torch are hashed too, to show that the settings
-really reach the process (torch's results do move with them)."""
+counts, instruction sets, BLAS settings and flush-to-zero
+(REPDL_JOB_FLUSH_DENORMAL=1 calls torch.set_flush_denormal(True) once the
+inputs exist); every RepDL hash must agree.  The same ops through plain
+torch are hashed too, to show that the settings really reach the process
+(torch's results do move with them).  The "tiny" inputs make subnormal
+intermediate values and results."""
 import json
+import os
 
 import torch
 import torch.nn.functional as F
@@ -20,6 +24,10 @@ def job():
     t = (pattern(64, salt=6) * 2000).to(torch.int64) % 1000
     batch = pattern(8, 37, 41, salt=7), pattern(41, 29, salt=8)
     big = pattern(1 << 18, salt=9)
+    tiny = pattern(64, 96, salt=10) * 2.0 ** -66
+    tiny_w = pattern(40, 96, salt=11) * 2.0 ** -64
+    if os.environ.get("REPDL_JOB_FLUSH_DENORMAL") == "1":
+        torch.set_flush_denormal(True)
     ops = {
         "mm": (lambda: repdl.mm(a, b), lambda: torch.mm(a, b)),
         "mm_t": (lambda: repdl.mm(b.t(), a.t()), lambda: torch.mm(b.t(), a.t())),
@@ -37,6 +45,10 @@ def job():
         "logsumexp": (lambda: repdl.logsumexp(x, 1), lambda: torch.logsumexp(x, 1)),
         "cross_entropy": (lambda: repdl.cross_entropy(x, t, label_smoothing=0.1),
                           lambda: F.cross_entropy(x, t, label_smoothing=0.1)),
+        "tiny_linear": (lambda: repdl.linear(tiny, tiny_w, tiny_w[:, 0]), lambda: F.linear(tiny, tiny_w, tiny_w[:, 0])),
+        "tiny_mean_var": (lambda: torch.stack([repdl.mean(tiny, 1), repdl.var(tiny, 0)[:64]]),
+                          lambda: torch.stack([torch.mean(tiny, 1), torch.var(tiny, 0)[:64]])),
+        "tiny_scaled": (lambda: repdl.div(repdl.mul(tiny, 2.0 ** -60), 3.0), lambda: tiny * 2.0 ** -60 / 3.0),
     }
     out = {"repdl": {}, "torch": {}}
     for name, (ours, theirs) in ops.items():

@@ -1,6 +1,6 @@
 """Reproducibility the way users lose it: the same job in separate processes
-under different thread counts, ATen instruction sets, MKL settings and
-RepDL kernel paths must give bit-identical results."""
+under different thread counts, ATen instruction sets, MKL settings, RepDL
+kernel paths and flush-to-zero must give bit-identical results."""
 import json
 import os
 import subprocess
@@ -22,12 +22,13 @@ VARIANTS = {
     "mkl_auto": {"MKL_CBWR": "AUTO"},
     "repdl_generic": {"REPDL_ISA": "generic", "OMP_NUM_THREADS": "1"},
     "repdl_auto": {"REPDL_ISA": "auto", "OMP_NUM_THREADS": "3"},
+    "flush_denormal": {"REPDL_JOB_FLUSH_DENORMAL": "1"},
 }
 
 
 def run_job(env_overrides, script=JOB):
     env = {k: v for k, v in os.environ.items()
-           if k not in ("OMP_NUM_THREADS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "REPDL_ISA")}
+           if k not in ("OMP_NUM_THREADS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "REPDL_ISA", "REPDL_JOB_FLUSH_DENORMAL")}
     env.update(env_overrides)
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -55,3 +56,5 @@ def test_the_environments_really_differ(results):
     base = results["default"]["torch"]
     moved = {v: [op for op in base if r["torch"][op] != base[op]] for v, r in results.items()}
     assert any(moved.values()), "torch gave identical bits in every environment; the variants had no effect"
+    assert {"tiny_linear", "tiny_mean_var", "tiny_scaled"} & set(moved["flush_denormal"]), \
+        "flush-to-zero did not change torch's subnormal results: the variant did not reach the job"

@@ -26,6 +26,11 @@ def check_float32(op: str, **tensors) -> None:
 
 
 def check_same_device(op: str, **tensors) -> None:
+    """RuntimeError unless the given tensors (None skipped) share one device;
+    TypeError for a non-tensor among them."""
+    for name, t in tensors.items():
+        if t is not None:
+            check_tensor(op, name, t)
     devices = [t.device for t in tensors.values() if t is not None]
     if any(d != devices[0] for d in devices):
         listing = ", ".join(f"{n} on {t.device}" for n, t in tensors.items() if t is not None)
@@ -51,8 +56,11 @@ def reduction_dims(op: str, dim, ndim: int) -> tuple:
     """
     if dim is None:
         return tuple(range(ndim))
-    if isinstance(dim, int):
-        return (wrap_dim(op, dim, ndim),) if ndim else ()
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        d = wrap_dim(op, dim, ndim)  # a 0-d tensor accepts dims -1 and 0, and reduces nothing
+        return (d,) if ndim else ()
+    if isinstance(dim, (bool, float, str)) or not hasattr(dim, "__iter__"):
+        raise TypeError(f"repdl.{op}: dim must be None, an int or a sequence of ints, got {type(dim).__name__}")
     dims = [wrap_dim(op, d, ndim) for d in dim]
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"repdl.{op}: a dim appears multiple times in the list of dims {tuple(dim)}")

@@ -62,7 +62,7 @@ def _check(input, target, weight, ignore_index, reduction, label_smoothing):
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
         raise TypeError(f"repdl.cross_entropy: ignore_index must be an int, got {type(ignore_index).__name__}")
     if input.dim() == 0:
-        raise ValueError("repdl.cross_entropy: input must have a class dimension (got a 0-d tensor)")
+        raise RuntimeError("repdl.cross_entropy: input must have a class dimension (got a 0-d tensor)")
     C = input.shape[1] if input.dim() > 1 else input.shape[0]
     if weight is not None:
         _checks.check_float32("cross_entropy", weight=weight)
@@ -72,6 +72,25 @@ def _check(input, target, weight, ignore_index, reduction, label_smoothing):
             raise NotImplementedError("repdl.cross_entropy: the gradient with respect to weight is not "
                                       "computed (as in torch); pass weight.detach()")
     return C
+
+
+def _class_target(input, target):
+    """target checked against input's shape with torch's rules and classes:
+    a batch-size mismatch is a ValueError, any other a RuntimeError; a 1-D
+    input takes a 0-d target or one of size 1 (treated as 0-d)."""
+    if input.dim() == 1:
+        if target.shape not in ((), (1,)):
+            raise ValueError(f"repdl.cross_entropy: for 1D input, 1D target must have size 1, but got target "
+                             f"size: {tuple(target.shape)}")
+        return target.reshape(())
+    if target.dim() == 0 or target.shape[0] != input.shape[0]:
+        raise ValueError(f"repdl.cross_entropy: expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.dim() else 0})")
+    expected = (input.shape[0], *input.shape[2:])
+    if target.shape != expected:
+        raise RuntimeError(f"repdl.cross_entropy: expected target size {list(expected)}, got {list(target.shape)} "
+                           f"for input of shape {tuple(input.shape)}")
+    return target
 
 
 def _smoothing_factors(label_smoothing, C) -> Tuple[float, float]:
@@ -92,10 +111,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     if target.dtype == torch.bool or target.is_complex():
         raise TypeError(f"repdl.cross_entropy: target must hold class indices (an integer tensor) or "
                         f"float32 probabilities, got {target.dtype}")
-    if target.shape != lsm.shape[:-1]:
-        raise ValueError(f"repdl.cross_entropy: expected target of shape {tuple(lsm.shape[:-1])} "
-                         f"for input of shape {tuple(input.shape)}, got {tuple(target.shape)}")
-    target = target.to(torch.int64)
+    target = _class_target(input, target).to(torch.int64)
     valid = target != ignore_index
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.

@@ -1,0 +1,89 @@
+"""One call of every public op, for the tests that must cover all of them:
+canonical NaN (test_nan_rule.py), flush-to-zero immunity
+(test_flush_denormal.py) and compile against eager (test_compile.py).
+
+``CASES[name] = (fn, args)``: ``args(x)`` builds the call's tensors from a
+base (8, 6) float32 tensor ``x``, and ``fn(*args)`` makes the call.  Every
+name in ``repdl.ops.__all__`` must appear (checked by ``test_every_public_op_has_a_case``),
+so a new op cannot be left out.
+"""
+import torch
+
+import repdl
+
+TARGET = torch.tensor([0, 5, 2, 3, 1, 4, 0, 2])
+
+
+def _x(x):
+    return (x,)
+
+
+def _xy(x):
+    return x, x.flip(0)
+
+
+def _sq(x):
+    return x[:6], x[:6].t().flip(1)
+
+
+CASES = {
+    "add": (repdl.add, _xy),
+    "sub": (lambda a, b: repdl.sub(a, b, alpha=3), _xy),
+    "mul": (repdl.mul, _xy),
+    "div": (repdl.div, _xy),
+    "neg": (repdl.neg, _x),
+    "fma32": (repdl.fma32, lambda x: (x, x.flip(0), x.flip(1))),
+    "dot": (repdl.dot, lambda x: (x[0], x[1])),
+    "mm": (repdl.mm, _sq),
+    "bmm": (repdl.bmm, lambda x: (x.reshape(2, 4, 6), x.reshape(2, 6, 4))),
+    "matmul": (repdl.matmul, lambda x: (x.reshape(2, 4, 6), x[:6, :5])),
+    "addmm": (lambda i, a, b: repdl.addmm(i, a, b, beta=0.5, alpha=2), lambda x: (x[0, :6], *_sq(x))),
+    "linear": (repdl.linear, lambda x: (x, x[:5], x[7, :5])),
+    "sum": (lambda a: repdl.sum(a, 1), _x),
+    "sum_pairwise": (lambda a: repdl.sum_pairwise(a, 0), _x),
+    "mean": (lambda a: repdl.mean(a, 1), _x),
+    "var": (lambda a: repdl.var(a, 0), _x),
+    "std": (lambda a: repdl.std(a, 1, correction=0), _x),
+    "max": (lambda a: repdl.max(a, 1).values, _x),
+    "min": (lambda a: repdl.min(a), _x),
+    "argmax": (lambda a: repdl.argmax(a, 0), _x),
+    "argmin": (lambda a: repdl.argmin(a), _x),
+    "softmax": (lambda a: repdl.softmax(a, 1), _x),
+    "log_softmax": (lambda a: repdl.log_softmax(a, 0), _x),
+    "logsumexp": (lambda a: repdl.logsumexp(a, 1), _x),
+    "cross_entropy": (lambda a, t: repdl.cross_entropy(a, t, label_smoothing=0.1, reduction="none"),
+                      lambda x: (x, TARGET)),
+    "pow": (lambda a: repdl.pow(a, 3), _x),
+    "gelu": (lambda a: repdl.gelu(a, approximate="tanh"), _x),
+    "softplus": (lambda a: repdl.softplus(a, beta=2.0, threshold=5.0), _x),
+    "elu": (lambda a: repdl.elu(a, alpha=0.5), _x),
+    "celu": (lambda a: repdl.celu(a, alpha=2.0), _x),
+}
+# The rest are unary functions of one tensor.
+for _name in repdl.ops.__all__:
+    CASES.setdefault(_name, (getattr(repdl, _name), _x))
+
+# Variants that take other code paths (weights, means, probability targets,
+# Python numbers on either side of an operation).
+VARIANTS = {
+    "cross_entropy:weighted_mean": (
+        lambda a, t, w: repdl.cross_entropy(a, t, weight=w, ignore_index=2), lambda x: (x, TARGET, x[0].abs())),
+    "cross_entropy:none": (lambda a, t: repdl.cross_entropy(a, t, reduction="none"), lambda x: (x, TARGET)),
+    "cross_entropy:probabilities": (
+        lambda a, p: repdl.cross_entropy(a, p, label_smoothing=0.2), lambda x: (x, x.flip(0).abs())),
+    "div:scalar_right": (lambda a: repdl.div(a, 1e-40), _x),
+    "sub:scalar_left": (lambda a: repdl.sub(1e-39, a), _x),
+    "mul:scalar": (lambda a: repdl.mul(a, 2.0 ** -100), _x),
+    "addmm:default": (repdl.addmm, lambda x: (x[:6, :6], *_sq(x))),
+    "mean:all": (repdl.mean, _x),
+    "var:all": (repdl.var, _x),
+    "softplus:default": (repdl.softplus, _x),
+    "dropout": (lambda a: repdl.random.dropout(a, 0.3, generator=repdl.random.Generator(5)), _x),
+}
+ALL = {**CASES, **VARIANTS}
+
+
+def outputs(result):
+    """The float32 tensors of a result (a tensor, or a tuple of them)."""
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    return [t for t in items if isinstance(t, torch.Tensor) and t.dtype == torch.float32]
