@@ -97,7 +97,10 @@ def _binary(op, input, other):
     if op != "div" and all(not (t.dtype.is_floating_point or t.dtype.is_complex) for t in tensors) \
             and all(isinstance(v, (Tensor, int)) for v in (input, other)):
         return _TORCH_INTEGER_OPS[op](input, other)  # integer arithmetic: exact, as torch computes it
-    _checks.promoted_float(op, torch.result_type(input, other))
+    if not any(isinstance(v, Tensor) and v.dtype == torch.float32 for v in (input, other)):
+        # integer or bool tensors with a float number, or integer true division:
+        # torch computes in its default dtype, which must be float32
+        _checks.promoted_float(op, torch.get_default_dtype())
     if not isinstance(input, Tensor):
         return _SCALAR_OPS[op](_as_float32(other, other.device), fl32(input), True)
     if not isinstance(other, Tensor):
