@@ -24,6 +24,13 @@ PyObject* py_sqdev(PyObject*, PyObject* args) {
   });
 }
 
+// sumprod(view of a..., b, out): b has a's strides
+PyObject* py_sumprod(PyObject*, PyObject* args) {
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    reduce::sumprod(view_from(v), as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+  });
+}
+
 // extremum(view..., value, index, is_min)
 PyObject* py_extremum(PyObject*, PyObject* args) {
   return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
@@ -34,6 +41,7 @@ PyObject* py_extremum(PyObject*, PyObject* args) {
 const PyMethodDef kMethods[] = {
     {"sum", py_sum, METH_VARARGS, "Sequential or pairwise sums over a canonical reduction view."},
     {"sqdev", py_sqdev, METH_VARARGS, "fma chains of squared deviations from per-output means."},
+    {"sumprod", py_sumprod, METH_VARARGS, "fma chains of products of two tensors with one layout."},
     {"extremum", py_extremum, METH_VARARGS, "Max or min with first-index ties over a reduction view."},
     {nullptr, nullptr, 0, nullptr},
 };

@@ -39,6 +39,10 @@ struct Kernels {
   void (*sum_cols)(const Segment&, Order, float* out);
   void (*sqdev_rows)(const Segment&, const float* mean, float* out);
   void (*sqdev_cols)(const Segment&, const float* mean, float* out);
+  // out[i] = fmachain over r of (a element (i, r), b element (i, r)); b has
+  // a's layout, its segment starting at b_base.
+  void (*sumprod_rows)(const Segment& a, const float* b_base, float* out);
+  void (*sumprod_cols)(const Segment& a, const float* b_base, float* out);
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride])
   void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out);
   void (*dot_cols)(const Segment&, const float* v, int64_t v_stride, float* out);
@@ -60,6 +64,9 @@ extern const Kernels kAvx2Kernels;
 void sum(const View& v, Order order, float* out);
 // out = fmachain(d, d) with d[r] = x[r] - mean[p]: var's second pass.
 void sqdev(const View& v, const float* mean, float* out);
+// out = fmachain(a line, b line) for every line; b has a's layout (strides),
+// starting at b.
+void sumprod(const View& a, const float* b, float* out);
 // out = fmachain(x line, v) for every line: matrix-vector products (the
 // gemv shapes of mm, M == 1 or N == 1), v read at v[r * v_stride].
 void dot(const View& v, const float* vec, int64_t vec_stride, float* out);

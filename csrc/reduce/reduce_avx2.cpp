@@ -144,6 +144,27 @@ void sqdev_rows_avx2(const Segment& s, const float* mean, float* out) {
   if (i < s.n) sqdev_any(tail(s, i), mean + i, out + i);
 }
 
+// Eight lines of a and of b at a time, both transposed in 8x8 blocks.
+void sumprod_rows_avx2(const Segment& s, const float* b, float* out) {
+  int64_t i = 0;
+  for (; i + 8 <= s.n; i += 8) {
+    Rows8 xa, xb;
+    xa.start(s, i);
+    xb.start({b, s.n, s.s0, s.R, s.sr}, i);
+    __m256 acc = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 8 <= s.R; k += 8) {
+      __m256 ta[8], tb[8];
+      xa.block(k, ta);
+      xb.block(k, tb);
+      for (int kk = 0; kk < 8; ++kk) acc = _mm256_fmadd_ps(ta[kk], tb[kk], acc);
+    }
+    for (; k < s.R; ++k) acc = _mm256_fmadd_ps(xa.column(k), xb.column(k), acc);
+    _mm256_storeu_ps(out + i, avx2::canonical_nan8(acc));
+  }
+  if (i < s.n) sumprod_any(tail(s, i), b + i * s.s0, out + i);
+}
+
 void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out) {
   const int64_t i = rows_all_groups(a, out, [&](int64_t, __m256 acc, __m256 x, int64_t r) {
     return _mm256_fmadd_ps(x, _mm256_broadcast_ss(v + r * v_stride), acc);
@@ -215,7 +236,7 @@ void extremum_rows_avx2(const Segment& s, bool is_min, float* value, int64_t* in
 
 }  // namespace
 
-const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable,
+const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable, sumprod_rows_avx2, sumprod_cols_portable,
                               dot_rows_avx2, dot_cols_portable, extremum_rows_avx2, extremum_cols_portable,
                               max_value_avx2, pairsum_contiguous_avx2};
 

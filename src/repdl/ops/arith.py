@@ -17,6 +17,7 @@ import torch
 from .. import _checks, backends
 from .._library import Op
 from .._scalar import fl32
+from . import _batching, _grad
 
 __all__ = ["add", "sub", "mul", "div", "neg", "fma32"]
 
@@ -25,7 +26,73 @@ _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _NUMBER = (float, int)
 
 
-def _binary_impl(op):
+# ---- backward formulas (docs/CONTRACT.md, "Gradients") ------------------------------------
+# g is the output's gradient; an operand that was broadcast gets its
+# gradient summed back over the broadcast dims (_grad.sum_to).
+
+def _save_operands(ctx, inputs, output):
+    a, b = inputs
+    ctx.shapes = (a.shape, b.shape)
+    ctx.save_for_backward(a, b, output)
+
+
+def _add_backward(ctx, g):
+    sa, sb = ctx.shapes
+    return _grad.sum_to(g, sa), _grad.sum_to(g, sb)
+
+
+def _sub_backward(ctx, g):
+    sa, sb = ctx.shapes
+    return _grad.sum_to(g, sa), (_grad.sum_to(neg(g), sb) if ctx.needs_input_grad[1] else None)
+
+
+def _mul_backward(ctx, g):
+    a, b, _ = ctx.saved_tensors
+    sa, sb = ctx.shapes
+    ga = _grad.sum_to(_TENSOR_OPS["mul"](g, b), sa) if ctx.needs_input_grad[0] else None
+    gb = _grad.sum_to(_TENSOR_OPS["mul"](g, a), sb) if ctx.needs_input_grad[1] else None
+    return ga, gb
+
+
+def _div_backward(ctx, g):
+    _, b, y = ctx.saved_tensors
+    sa, sb = ctx.shapes
+    ga = _grad.sum_to(_TENSOR_OPS["div"](g, b), sa) if ctx.needs_input_grad[0] else None
+    gb = _grad.sum_to(_TENSOR_OPS["mul"](neg(g), _TENSOR_OPS["div"](y, b)), sb) if ctx.needs_input_grad[1] else None
+    return ga, gb
+
+
+def _save_scalar_op(ctx, inputs, output):
+    a, s, left = inputs
+    ctx.scalar, ctx.left = s, left
+    ctx.save_for_backward(a, output)
+
+
+def _add_scalar_backward(ctx, g):
+    return g, None, None
+
+
+def _sub_scalar_backward(ctx, g):
+    return (neg(g) if ctx.left else g), None, None
+
+
+def _mul_scalar_backward(ctx, g):
+    return _SCALAR_OPS["mul"](g, ctx.scalar, False), None, None
+
+
+def _div_scalar_backward(ctx, g):
+    if not ctx.left:  # a / s
+        return _SCALAR_OPS["div"](g, ctx.scalar, False), None, None
+    a, y = ctx.saved_tensors  # s / a: -g * (y / a)
+    return _TENSOR_OPS["mul"](neg(g), _TENSOR_OPS["div"](y, a)), None, None
+
+
+_BACKWARD = {"add": _add_backward, "sub": _sub_backward, "mul": _mul_backward, "div": _div_backward}
+_SCALAR_BACKWARD = {"add": _add_scalar_backward, "sub": _sub_scalar_backward, "mul": _mul_scalar_backward,
+                    "div": _div_scalar_backward}
+
+
+def _binary_op(op):
     def impl(a: Tensor, b: Tensor) -> Tensor:
         return backends.for_tensor(a).binary(op, a, b)
 
@@ -33,25 +100,31 @@ def _binary_impl(op):
         return a.new_empty(_checks.broadcast_shape(op, a.shape, b.shape))
 
     impl.__name__ = f"{op}_impl"
-    return Op(op, impl, fake)
+    prim = Op(op, impl, fake, setup_context=_save_operands, backward=_BACKWARD[op],
+              vmap=_batching.elementwise(lambda a, b: prim(a, b)))
+    return prim
 
 
-def _scalar_impl(op):
+def _scalar_op(op):
     def impl(a: Tensor, s: float, scalar_left: bool) -> Tensor:
         return backends.for_tensor(a).binary_scalar(op, a, s, scalar_left)
 
     def fake(a, s, scalar_left):
         return torch.empty_like(a, memory_format=torch.contiguous_format)
 
+    def vmap(info, in_dims, a, s, scalar_left):
+        return prim(a, s, scalar_left), in_dims[0]
+
     impl.__name__ = f"{op}_scalar_impl"
-    return Op(f"{op}_scalar", impl, fake)
+    prim = Op(f"{op}_scalar", impl, fake, setup_context=_save_scalar_op, backward=_SCALAR_BACKWARD[op], vmap=vmap)
+    return prim
 
 
-_TENSOR_OPS = {op: _binary_impl(op) for op in ("add", "sub", "mul", "div")}
+_TENSOR_OPS = {op: _binary_op(op) for op in ("add", "sub", "mul", "div")}
 # A tensor and a Python number, the common case (scalings, means, optimizer
 # steps): no tensor is made for the number, which arrives as fl32(number)
 # held in a Python float.
-_SCALAR_OPS = {op: _scalar_impl(op) for op in ("add", "sub", "mul", "div")}
+_SCALAR_OPS = {op: _scalar_op(op) for op in ("add", "sub", "mul", "div")}
 _TORCH_INTEGER_OPS = {"add": torch.add, "sub": torch.sub, "mul": torch.mul}
 
 
@@ -64,7 +137,24 @@ def _fma32_fake(a, b, c):
     return a.new_empty(shape)
 
 
-_fma32 = Op("fma32", _fma32_impl, _fma32_fake)
+def _fma32_setup(ctx, inputs, output):
+    a, b, c = inputs
+    ctx.shapes = (a.shape, b.shape, c.shape)
+    ctx.save_for_backward(a, b)
+
+
+def _fma32_backward(ctx, g):
+    """da = g * b, db = g * a, dc = g, each summed back to its operand's shape."""
+    a, b = ctx.saved_tensors
+    sa, sb, sc = ctx.shapes
+    need = ctx.needs_input_grad
+    return (_grad.sum_to(_TENSOR_OPS["mul"](g, b), sa) if need[0] else None,
+            _grad.sum_to(_TENSOR_OPS["mul"](g, a), sb) if need[1] else None,
+            _grad.sum_to(g, sc) if need[2] else None)
+
+
+_fma32 = Op("fma32", _fma32_impl, _fma32_fake, setup_context=_fma32_setup, backward=_fma32_backward,
+            vmap=_batching.elementwise(lambda a, b, c: _fma32(a, b, c)))
 
 
 def _check_operand(op, name, v):

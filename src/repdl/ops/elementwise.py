@@ -21,7 +21,8 @@ import torch
 
 from .. import _checks, backends
 from .._library import Op
-from .._scalar import fl32
+from .._scalar import fl32, float_of_bits
+from . import _prims as P
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "sin", "cos", "pow",
@@ -36,12 +37,41 @@ def _fake_unary(x):
     return torch.empty_like(x)
 
 
-def _unary(name: str, doc: str):
-    def impl(x: Tensor) -> Tensor:
-        return getattr(backends.for_tensor(x), name)(x)
+def _unary_vmap(prim):
+    def rule(info, in_dims, x, *params):
+        return prim(x, *params), in_dims[0]
 
-    impl.__name__ = f"{name}_impl"
-    op = Op(name, impl, _fake_unary)
+    return rule
+
+
+def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
+    """The primitive repdl::<name> over a backend function, differentiable
+    by `gradient(g, x, y, *params)` (x the input, y the output, params the
+    op's Python-number parameters)."""
+    if impl is None:
+        def impl(x: Tensor) -> Tensor:
+            return getattr(backends.for_tensor(x), name)(x)
+
+        impl.__name__ = f"{name}_impl"
+
+    def setup_context(ctx, inputs, output):
+        ctx.params = inputs[1:]
+        ctx.save_for_backward(inputs[0], output)
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return (gradient(g, x, y, *ctx.params), *(None for _ in ctx.params))
+
+    prim = _OPS[name] = Op(name, impl, fake, setup_context=setup_context, backward=backward,
+                           vmap=_unary_vmap(lambda *a: prim(*a)))
+    return prim
+
+
+_OPS = {}  # name -> the primitive, for gradients that call one
+
+
+def _unary(name: str, doc: str):
+    op = _unary_op(name, _GRADIENTS[name])
 
     def public(input: Tensor) -> Tensor:
         return op(_checks.float32_input(name, input))
@@ -49,6 +79,161 @@ def _unary(name: str, doc: str):
     public.__name__ = public.__qualname__ = name
     public.__doc__ = doc
     return public
+
+
+# ---- gradients (docs/CONTRACT.md section 6, "Backward") ----------------------------------------
+# g is the output's gradient, x the input, y the output.  Every operation is
+# one float32 rounding in the order written; the constants are fl32 of the
+# real numbers (their bit patterns in the contract).
+_LN2 = float_of_bits(0x3F317218)
+_LN10 = float_of_bits(0x40135D8E)
+_TWO_SQRTPI = float_of_bits(0x3F906EBB)
+_SQRT1_2 = float_of_bits(0x3F3504F3)
+_INV_SQRT_2PI = float_of_bits(0x3ECC422A)
+_BETA = float_of_bits(0x3F4C422A)
+_KAPPA = float_of_bits(0x3D372713)
+_KAPPA3 = float_of_bits(0x3E095D4E)
+_SELU_S = float_of_bits(0x3F867D5F)
+_SELU_SA = float_of_bits(0x3FE10966)
+_SOFTPLUS_THRESHOLD = 20.0  # torch's default, used by the default softplus primitive's gradient
+
+
+def _cr(name):
+    """The correctly rounded primitive itself (for gradients that call it)."""
+    return lambda x: _OPS[name](x)
+
+
+def _exp_grad(g, x, y):
+    return P.mul(g, y)
+
+
+def _exp2_grad(g, x, y):
+    return P.mul(P.mul(g, y), _LN2)
+
+
+def _expm1_grad(g, x, y):
+    return P.mul(g, P.add(y, 1.0))
+
+
+def _log_grad(g, x, y):
+    return P.div(g, x)
+
+
+def _log2_grad(g, x, y):
+    return P.div(g, P.mul(x, _LN2))
+
+
+def _log10_grad(g, x, y):
+    return P.div(g, P.mul(x, _LN10))
+
+
+def _log1p_grad(g, x, y):
+    return P.div(g, P.add(x, 1.0))
+
+
+def _sqrt_grad(g, x, y):
+    return P.div(g, P.mul(y, 2.0))
+
+
+def _rsqrt_grad(g, x, y):
+    return P.mul(P.mul(g, -0.5), P.mul(y, P.mul(y, y)))
+
+
+def _reciprocal_grad(g, x, y):
+    return P.mul(P.neg(g), P.mul(y, y))
+
+
+def _sin_grad(g, x, y):
+    return P.mul(g, _cr("cos")(x))
+
+
+def _cos_grad(g, x, y):
+    return P.mul(g, P.neg(_cr("sin")(x)))
+
+
+def _gauss(x):
+    """TWO_SQRTPI * exp(-(x * x))."""
+    return P.mul(_TWO_SQRTPI, _cr("exp")(P.neg(P.mul(x, x))))
+
+
+def _erf_grad(g, x, y):
+    return P.mul(g, _gauss(x))
+
+
+def _erfc_grad(g, x, y):
+    return P.mul(g, P.neg(_gauss(x)))
+
+
+def _gelu_grad(g, x, y):
+    cdf = P.mul(0.5, _cr("erfc")(P.neg(P.mul(x, _SQRT1_2))))
+    pdf = P.mul(_INV_SQRT_2PI, _cr("exp")(P.mul(P.mul(x, x), -0.5)))
+    return P.mul(g, P.add(cdf, P.mul(x, pdf)))
+
+
+def _gelu_tanh_grad(g, x, y):
+    x_sq = P.mul(x, x)
+    inner = P.mul(_BETA, P.add(x, P.mul(_KAPPA, P.mul(x_sq, x))))
+    th = _cr("tanh")(inner)
+    left = P.mul(0.5, P.add(1.0, th))
+    right = P.mul(P.mul(P.mul(0.5, x), P.sub(1.0, P.mul(th, th))), P.mul(_BETA, P.add(1.0, P.mul(_KAPPA3, x_sq))))
+    return P.mul(g, P.add(left, right))
+
+
+def _tanh_grad(g, x, y):
+    return P.mul(g, P.sub(1.0, P.mul(y, y)))
+
+
+def _sigmoid_grad(g, x, y):
+    return P.mul(P.mul(g, P.sub(1.0, y)), y)
+
+
+def _logsigmoid_grad(g, x, y):
+    return P.mul(g, _cr("sigmoid")(P.neg(x)))
+
+
+def _softplus_param_grad(g, x, y, beta, threshold):
+    t = P.mul(x, beta)
+    return torch.where(P.greater(t, threshold), g, P.mul(g, _cr("sigmoid")(t)))
+
+
+def _softplus_grad(g, x, y):
+    return _softplus_param_grad(g, x, y, 1.0, _SOFTPLUS_THRESHOLD)
+
+
+def _silu_grad(g, x, y):
+    s = _cr("sigmoid")(x)
+    return P.mul(g, P.mul(s, P.add(1.0, P.mul(x, P.sub(1.0, s)))))
+
+
+def _mish_grad(g, x, y):
+    s = _cr("sigmoid")(x)
+    th = _cr("tanh")(_cr("softplus")(x))
+    return P.mul(g, P.add(th, P.mul(P.mul(x, s), P.sub(1.0, P.mul(th, th)))))
+
+
+def _elu_param_grad(g, x, y, alpha):
+    return torch.where(P.positive(x), g, P.mul(g, P.mul(alpha, _cr("exp")(x))))
+
+
+def _elu_grad(g, x, y):
+    return _elu_param_grad(g, x, y, 1.0)
+
+
+def _celu_param_grad(g, x, y, alpha):
+    return torch.where(P.positive(x), g, P.mul(g, _cr("exp")(P.div(x, alpha))))
+
+
+def _selu_grad(g, x, y):
+    return torch.where(P.positive(x), P.mul(g, _SELU_S), P.mul(g, P.mul(_SELU_SA, _cr("exp")(x))))
+
+
+_GRADIENTS = {
+    "exp": _exp_grad, "exp2": _exp2_grad, "expm1": _expm1_grad, "log": _log_grad, "log2": _log2_grad,
+    "log10": _log10_grad, "log1p": _log1p_grad, "sqrt": _sqrt_grad, "rsqrt": _rsqrt_grad,
+    "reciprocal": _reciprocal_grad, "sin": _sin_grad, "cos": _cos_grad, "tanh": _tanh_grad,
+    "sigmoid": _sigmoid_grad, "logsigmoid": _logsigmoid_grad, "erf": _erf_grad, "erfc": _erfc_grad,
+    "softplus": _softplus_grad, "silu": _silu_grad, "mish": _mish_grad, "elu": _elu_grad, "selu": _selu_grad,
+}
 
 
 # ---- unary: fl32 of the real function (docs/CONTRACT.md 6.2) ---------------------------------
@@ -75,11 +260,11 @@ tanh = _unary("tanh", "fl32(tanh x), correctly rounded for every float32 x.")
 sigmoid = _unary("sigmoid", "fl32(1 / (1 + e**-x)), correctly rounded for every float32 x.")
 logsigmoid = _unary("logsigmoid", "fl32(-ln(1 + e**-x)) (torch.nn.functional.logsigmoid), correctly rounded for "
                     "every float32 x; logsigmoid(+inf) = -0.")
-_softplus = _unary("softplus", "fl32(ln(1 + e**x)), correctly rounded for every float32 x.")
-_silu = _unary("silu", "fl32(x / (1 + e**-x)), one rounding.")
-_mish = _unary("mish", "fl32(x tanh(ln(1 + e**x))), one rounding.")
-_elu = _unary("elu", "x for x > 0, else fl32(e**x - 1).")
-_selu = _unary("selu", "fl32(S x) for x > 0, else fl32(S A (e**x - 1)).")
+_softplus = _unary_op("softplus", _softplus_grad)
+_silu = _unary_op("silu", _silu_grad)
+_mish = _unary_op("mish", _mish_grad)
+_elu = _unary_op("elu", _elu_grad)
+_selu = _unary_op("selu", _selu_grad)
 
 
 def _param(op: str, name: str, v) -> float:
@@ -114,20 +299,24 @@ def _fake_param(x, *params):
     return torch.empty_like(x)
 
 
-_softplus_param = Op("softplus_param", _softplus_param_impl, _fake_param)
-_elu_param = Op("elu_param", _elu_param_impl, _fake_param)
-_celu_param = Op("celu_param", _celu_param_impl, _fake_param)
+_softplus_param = _unary_op("softplus_param", _softplus_param_grad, _softplus_param_impl, _fake_param)
+_elu_param = _unary_op("elu_param", _elu_param_grad, _elu_param_impl, _fake_param)
+_celu_param = _unary_op("celu_param", _celu_param_grad, _celu_param_impl, _fake_param)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """torch.nn.functional.softplus.  With b = fl32(beta), h = fl32(threshold):
     t = fl32(b x); x where t > h, else fl32(softplus(t) / b), softplus(t) =
-    fl32(ln(1 + e**t)) correctly rounded.  For b = 1 and h >= 15 (the
-    defaults; any h >= 14.556090354919434 would do) that is fl32(ln(1 + e**x))
-    itself for every x."""
+    fl32(ln(1 + e**t)) correctly rounded.  For b = 1 and h >= 14.556090354919434
+    (the defaults among them) that is fl32(ln(1 + e**x)) itself for every x.
+    Gradient: g where t > h, else g * sigmoid(t)."""
     b, h = _param("softplus", "beta", beta), _param("softplus", "threshold", threshold)
     x = _checks.float32_input("softplus", input)
-    return _softplus(x) if b == 1.0 and h >= 15.0 else _softplus_param(x, b, h)
+    # The defaults take the correctly rounded primitive (whose gradient uses
+    # threshold 20); any other beta or threshold the contract's sequence,
+    # which for beta = 1 and threshold >= 14.556090354919434 gives the same
+    # forward bits.
+    return _softplus(x) if b == 1.0 and h == _SOFTPLUS_THRESHOLD else _softplus_param(x, b, h)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -183,16 +372,8 @@ erfc = _unary("erfc", "fl32(1 - erf x), correctly rounded for every float32 x (e
               "erf(x) in float32).")
 
 
-def _gelu_impl(x: Tensor) -> Tensor:
-    return backends.for_tensor(x).gelu(x)
-
-
-def _gelu_tanh_impl(x: Tensor) -> Tensor:
-    return backends.for_tensor(x).gelu_tanh(x)
-
-
-_gelu = Op("gelu", _gelu_impl, _fake_unary)
-_gelu_tanh = Op("gelu_tanh", _gelu_tanh_impl, _fake_unary)
+_gelu = _unary_op("gelu", _gelu_grad)
+_gelu_tanh = _unary_op("gelu_tanh", _gelu_tanh_grad)
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
@@ -215,11 +396,16 @@ def _pow_impl(x: Tensor, p: int) -> Tensor:
     return backends.for_tensor(x).pow_int(x, p)
 
 
-def _pow_fake(x, p):
-    return torch.empty_like(x)
+def _pow_grad(g, x, y, p):
+    """n == 0: +0; otherwise g * (fl32(n) * pow(x, n - 1))."""
+    if p == 0:
+        return torch.zeros_like(g)
+    if p - 1 < _INT64[0]:
+        raise OverflowError("repdl.pow: the gradient of pow(x, -2**63) needs pow(x, -2**63 - 1), outside int64")
+    return P.mul(g, P.mul(fl32(p), _pow(x, p - 1)))
 
 
-_pow = Op("pow_int", _pow_impl, _pow_fake)
+_pow = _unary_op("pow_int", _pow_grad, _pow_impl, _fake_param)
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 

@@ -11,8 +11,9 @@ import numbers
 import torch
 
 from .. import _checks, backends
-from .._library import Op
-from .arith import add, mul
+from .._library import Op, vmap_by_loop
+from . import _batching, arith, reductions
+from . import _prims as P
 
 __all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
 
@@ -28,6 +29,54 @@ def _matmul_fake(a, b):
     return a.new_empty(*batch, a.shape[-2], b.shape[-1])
 
 
+def _save_inputs(ctx, inputs, output):
+    ctx.save_for_backward(*(t for t in inputs if t is not None))
+    ctx.has_bias = len(inputs) == 3 and inputs[2] is not None
+
+
+def _operand_grad(left, right, operand_shape, batch):
+    """The gradient of a matmul operand of `operand_shape` (its batch dims
+    broadcast to `batch`): each element one fmachain over every product
+    that uses it, the operand's broadcast batch dims outermost (row-major),
+    the contracted index innermost.  left (*batch, P, C) and right
+    (*batch, C, Q) are the two factors whose product over C, extended over
+    the broadcast dims, is that gradient."""
+    nb = len(batch)
+    own = (1,) * (nb - (len(operand_shape) - 2)) + tuple(operand_shape[:-2])
+    red = [d for d in range(nb) if own[d] == 1 and batch[d] != 1]
+    if not red:
+        return _matmul(left, right).reshape(operand_shape)
+    keep = [d for d in range(nb) if d not in red]
+    left = left.expand(*batch, *left.shape[-2:])
+    right = right.expand(*batch, *right.shape[-2:])
+    ks = [batch[d] for d in keep]
+    # left (*keep, P, *red, C) -> (*keep, P, red*C); right (*keep, *red, C, Q) -> (*keep, red*C, Q)
+    lp = left.permute(*keep, nb, *red, nb + 1).reshape(*ks, left.shape[-2], -1)
+    rp = right.permute(*keep, *red, nb, nb + 1).reshape(*ks, -1, right.shape[-1])
+    return _matmul(lp, rp).reshape(operand_shape)
+
+
+def _matmul_backward(ctx, g):
+    """da = g @ b^T (chains over N), db = a^T @ g (chains over M), each
+    extended over the batch dims along which the operand was broadcast."""
+    a, b = ctx.saved_tensors
+    batch = g.shape[:-2]
+    ga = _operand_grad(g, b.transpose(-1, -2), a.shape, batch) if ctx.needs_input_grad[0] else None
+    gb = _operand_grad(a.transpose(-1, -2), g, b.shape, batch) if ctx.needs_input_grad[1] else None
+    return ga, gb
+
+
+def _matmul_vmap(info, in_dims, a, b):
+    ra, rb = a.dim() - (in_dims[0] is not None), b.dim() - (in_dims[1] is not None)
+    rank = max(ra, rb)
+    a, b = _batching.batch_first((a, b), in_dims, rank)
+    if in_dims[0] is None:  # broadcast a over the batch (its dims line up from the right)
+        a = a.reshape(*([1] * (rank + 1 - ra)), *a.shape)
+    if in_dims[1] is None:
+        b = b.reshape(*([1] * (rank + 1 - rb)), *b.shape)
+    return _matmul(a, b), 0
+
+
 def _linear_impl(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
     return backends.for_tensor(x).linear(x, weight, bias)
 
@@ -36,8 +85,29 @@ def _linear_fake(x, weight, bias):
     return x.new_empty(*x.shape[:-1], weight.shape[0])
 
 
-_matmul = Op("matmul", _matmul_impl, _matmul_fake)
-_linear = Op("linear", _linear_impl, _linear_fake)
+def _linear_backward(ctx, g):
+    """dx = g @ W (chains over out); dW[o, k] = fmachain over every leading
+    position (row-major) of g[..., o] * x[..., k]; db = seqsum of g over
+    every leading position."""
+    x, w = ctx.saved_tensors[:2]
+    need = ctx.needs_input_grad
+    gx = _matmul(g, w) if need[0] else None
+    rows = g.reshape(-1, g.shape[-1])
+    gw = _matmul(rows.t(), x.reshape(-1, x.shape[-1])) if need[1] else None
+    gb = reductions._sum(rows, [0], False, "sequential") if ctx.has_bias and need[2] else None
+    return gx, gw, gb
+
+
+def _linear_vmap(info, in_dims, x, weight, bias):
+    if in_dims[1] is None and in_dims[2] is None:
+        return _linear(x.movedim(in_dims[0], 0), weight, bias), 0  # a batch of rows is more rows
+    return vmap_by_loop(_linear)(info, in_dims, x, weight, bias)
+
+
+_matmul = Op("matmul", _matmul_impl, _matmul_fake, setup_context=_save_inputs, backward=_matmul_backward,
+             vmap=_matmul_vmap)
+_linear = Op("linear", _linear_impl, _linear_fake, setup_context=_save_inputs, backward=_linear_backward,
+             vmap=_linear_vmap)
 
 
 def _check_pair(op, a, b, a_name, b_name):
@@ -123,10 +193,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     prod = mm(mat1, mat2)
     _check_expands("addmm", "input", input.shape, prod.shape)
     if alpha != 1:
-        prod = mul(prod, alpha)
+        prod = arith.mul(prod, alpha)
     if beta == 0:
         return prod
-    return add(mul(input, beta) if beta != 1 else input, prod)
+    return arith.add(arith.mul(input, beta) if beta != 1 else input, prod)
 
 
 def _check_expands(op, name, shape, target):
@@ -179,7 +249,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
     if bias is not None:
         _check_expands("linear", "bias", bias.shape, out_shape)
         if bias.dim() > 1:  # broadcast over leading dims too: the product, then one addition
-            return add(linear(input, weight), bias)
+            return arith.add(linear(input, weight), bias)
     x = input if input.dim() == 2 else _as_matrix(input.unsqueeze(0) if input.dim() == 1 else input)
     out = _linear(x, weight, bias)
     return out if input.dim() == 2 else out.reshape(out_shape)

@@ -40,7 +40,25 @@ def _class_pick_fake(lsm, target, ignore_index):
     return lsm.new_empty(lsm.shape[:-1])
 
 
-_class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake)
+def _class_pick_setup(ctx, inputs, output):
+    lsm, target, ignore_index = inputs
+    ctx.shape = lsm.shape
+    ctx.save_for_backward(target)
+    ctx.ignore_index = ignore_index
+
+
+def _class_pick_backward(ctx, g):
+    """d lsm = +0.0 everywhere, then g written at [n, target[n]] for every
+    valid sample (a scatter of copies: one position per sample)."""
+    (target,) = ctx.saved_tensors
+    valid = target != ctx.ignore_index
+    index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)
+    src = torch.where(valid, g, torch.zeros_like(g)).unsqueeze(-1)
+    return torch.zeros(ctx.shape, dtype=torch.float32, device=g.device).scatter(-1, index, src), None, None
+
+
+_class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context=_class_pick_setup,
+                 backward=_class_pick_backward)
 
 
 def _check(input, target, weight, ignore_index, reduction, label_smoothing):

@@ -1,8 +1,10 @@
 """Reductions: sum, sum_pairwise, mean, var, std, max, min, argmax, argmin.
 
-docs/CONTRACT.md, "Reductions", gives each one's chain.  Registered
-primitives: ``repdl::sum`` (sequential or pairwise), ``repdl::sqdev`` (var's
-second pass) and ``repdl::extremum``; the rest are compositions.
+docs/CONTRACT.md, "Reductions", gives each one's chain and "Gradients" each
+one's backward.  Registered primitives: ``repdl::sum`` (sequential or
+pairwise), ``repdl::sqdev`` (var's second pass), ``repdl::sumprod`` (the
+fmachain of two tensors, for gradients) and ``repdl::extremum``; the rest
+are compositions.
 """
 import builtins
 from typing import List, Tuple
@@ -12,8 +14,8 @@ import torch
 from .. import _checks, backends
 from .._library import Op
 from ..backends._views import keepdim_shape
-from .arith import div
-from .elementwise import sqrt
+from . import _batching, _grad, arith, elementwise
+from . import _prims as P
 
 __all__ = ["sum", "sum_pairwise", "mean", "var", "std", "max", "min", "argmax", "argmin"]
 
@@ -35,12 +37,85 @@ def _sum_fake(x, dims, keepdim, order):
     return x.new_empty(_kept_shape(x, dims, keepdim))
 
 
+def _reduce_setup(ctx, inputs, output):
+    x, dims, keepdim = inputs[0], inputs[-3], inputs[-2]
+    ctx.in_shape, ctx.kept = x.shape, keepdim_shape(x.shape, dims)
+
+
+def _sum_backward(ctx, g):
+    """dx = g at every reduced position (a copy)."""
+    return _grad.expand_to(g, ctx.kept, ctx.in_shape), None, None, None
+
+
+def _reduce_vmap(prim):
+    """Rule for (x, dims, keepdim, ...): the dims move past the batch dim."""
+
+    def rule(info, in_dims, x, dims, keepdim, *rest):
+        rank = x.dim() - 1
+        return prim(x.movedim(in_dims[0], 0), _batching.shifted_dims(dims, rank), keepdim, *rest), 0
+
+    return rule
+
+
 def _sqdev_impl(x: Tensor, mean: Tensor, dims: List[int], keepdim: bool) -> Tensor:
     return backends.for_tensor(x).sqdev(x, mean, tuple(dims), keepdim)
 
 
 def _sqdev_fake(x, mean, dims, keepdim):
     return x.new_empty(_kept_shape(x, dims, keepdim))
+
+
+def _sqdev_setup(ctx, inputs, output):
+    x, mean, dims, keepdim = inputs
+    ctx.in_shape, ctx.kept = x.shape, keepdim_shape(x.shape, dims)
+    ctx.save_for_backward(x, mean)
+
+
+def _sqdev_backward(ctx, g):
+    """dx = g * (d + d), d = x - mean recomputed; the mean is a constant (its
+    exact contribution, -2 * sum(d) * g, is zero when it is x's mean, which
+    is the only mean var passes)."""
+    x, mean = ctx.saved_tensors
+    d = P.sub(x, mean.reshape(ctx.kept))
+    return P.mul(g.reshape(ctx.kept), P.add(d, d)), None, None, None
+
+
+def _sqdev_vmap(info, in_dims, x, mean, dims, keepdim):
+    rank = x.dim() - 1
+    x, mean = _batching.batch_first((x, mean), in_dims)
+    if in_dims[1] is None:
+        mean = mean.expand(x.shape[0], *mean.shape)
+    return _sqdev(x, mean, _batching.shifted_dims(dims, rank), keepdim), 0
+
+
+def _sumprod_impl(a: Tensor, b: Tensor, dims: List[int], keepdim: bool) -> Tensor:
+    return backends.for_tensor(a).sumprod(a, b, tuple(dims), keepdim)
+
+
+def _sumprod_fake(a, b, dims, keepdim):
+    return a.new_empty(_kept_shape(a, dims, keepdim))
+
+
+def _sumprod_setup(ctx, inputs, output):
+    a, b, dims, keepdim = inputs
+    ctx.in_shape, ctx.kept = a.shape, keepdim_shape(a.shape, dims)
+    ctx.save_for_backward(a, b)
+
+
+def _sumprod_backward(ctx, g):
+    """da = g * b, db = g * a."""
+    a, b = ctx.saved_tensors
+    g = g.reshape(ctx.kept)
+    return (P.mul(g, b) if ctx.needs_input_grad[0] else None,
+            P.mul(g, a) if ctx.needs_input_grad[1] else None, None, None)
+
+
+def _sumprod_vmap(info, in_dims, a, b, dims, keepdim):
+    rank = a.dim() - (in_dims[0] is not None)
+    a, b = _batching.batch_first((a, b), in_dims)
+    n = a.shape[0] if in_dims[0] is not None else b.shape[0]
+    a, b = (t if d is not None else t.expand(n, *t.shape) for t, d in zip((a, b), in_dims))
+    return _sumprod(a, b, _batching.shifted_dims(dims, rank), keepdim), 0
 
 
 def _extremum_impl(x: Tensor, dim: int, keepdim: bool, largest: bool) -> Tuple[Tensor, Tensor]:
@@ -52,9 +127,35 @@ def _extremum_fake(x, dim, keepdim, largest):
     return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
 
 
-_sum = Op("sum", _sum_impl, _sum_fake)
-_sqdev = Op("sqdev", _sqdev_impl, _sqdev_fake)
-_extremum = Op("extremum", _extremum_impl, _extremum_fake)
+def _extremum_setup(ctx, inputs, output):
+    x, dim, keepdim, _ = inputs
+    ctx.mark_non_differentiable(output[1])
+    ctx.in_shape, ctx.dim, ctx.kept = x.shape, dim, keepdim_shape(x.shape, (dim,))
+    ctx.save_for_backward(output[1])
+
+
+def _extremum_backward(ctx, g_values, g_indices):
+    """The whole gradient goes to the returned index: dx = +0.0 everywhere,
+    then g written at indices (a scatter of copies: one index per line)."""
+    (index,) = ctx.saved_tensors
+    gx = torch.zeros(ctx.in_shape, dtype=torch.float32, device=g_values.device)
+    return gx.scatter(ctx.dim, index.reshape(ctx.kept), g_values.reshape(ctx.kept)), None, None, None
+
+
+def _extremum_vmap(info, in_dims, x, dim, keepdim, largest):
+    rank = x.dim() - 1
+    out = _extremum(x.movedim(in_dims[0], 0), _batching.shifted_dims([dim], rank)[0], keepdim, largest)
+    return out, (0, 0)
+
+
+_sum = Op("sum", _sum_impl, _sum_fake, setup_context=_reduce_setup, backward=_sum_backward,
+          vmap=_reduce_vmap(lambda *a: _sum(*a)))
+_sqdev = Op("sqdev", _sqdev_impl, _sqdev_fake, setup_context=_sqdev_setup, backward=_sqdev_backward,
+            vmap=_sqdev_vmap)
+_sumprod = Op("sumprod", _sumprod_impl, _sumprod_fake, setup_context=_sumprod_setup, backward=_sumprod_backward,
+              vmap=_sumprod_vmap)
+_extremum = Op("extremum", _extremum_impl, _extremum_fake, setup_context=_extremum_setup,
+               backward=_extremum_backward, vmap=_extremum_vmap)
 
 
 def _check_dtype_arg(op, dtype):
@@ -94,7 +195,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     """sum(input, dim) / fl32(n), one correctly rounded division."""
     _check_dtype_arg("mean", dtype)
     s, dims = _reduce_sum("mean", input, dim, keepdim, "sequential")
-    return div(s, _count(input, dims))
+    return arith.div(s, _count(input, dims))
 
 
 def _correction(op, correction, unbiased):
@@ -117,14 +218,28 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         dim, unbiased = None, dim
     corr = _correction("var", correction, unbiased)
     dims = _checks.reduction_dims("var", dim, input.dim())
-    m = mean(input, dims, keepdim=False)
+    m = mean(input.detach(), dims, keepdim=False)  # a constant of the gradient (see _sqdev_backward)
     ss = _sqdev(input, m, list(dims), keepdim)
-    return div(ss, builtins.max(0, _count(input, dims) - corr))
+    return arith.div(ss, builtins.max(0, _count(input, dims) - corr))
+
+
+def _std_sqrt_impl(v: Tensor) -> Tensor:
+    return backends.for_tensor(v).sqrt(v)
+
+
+def _std_sqrt_grad(g, v, y):
+    """sqrt's gradient g / (y * 2), except +0.0 where y is zero (a constant
+    line), as torch's std backward: there the formula would give inf * 0."""
+    zero = (y.view(torch.int32) & 0x7FFFFFFF) == 0
+    return torch.where(zero, torch.zeros_like(g), P.div(g, P.mul(y, 2.0)))
+
+
+_std_sqrt = elementwise._unary_op("std_sqrt", _std_sqrt_grad, _std_sqrt_impl)
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sqrt(var(...)), the square root correctly rounded."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return _std_sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def _extreme(op, input, dim, keepdim, largest):

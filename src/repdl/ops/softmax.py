@@ -6,6 +6,8 @@ import torch
 from .. import _checks, backends
 from .._library import Op
 from ..backends._views import keepdim_shape
+from . import _batching, elementwise, reductions
+from . import _prims as P
 
 __all__ = ["softmax", "log_softmax", "logsumexp"]
 
@@ -20,6 +22,26 @@ def _softmax_fake(x, dim, log):
     return torch.empty_like(x)
 
 
+def _softmax_setup(ctx, inputs, output):
+    ctx.dim, ctx.log = inputs[1], inputs[2]
+    ctx.save_for_backward(output)
+
+
+def _softmax_backward(ctx, g):
+    """softmax: s = fmachain over the line of (g, y), dx = y * (g - s);
+    log_softmax: s = seqsum over the line of g, dx = g - exp(y) * s."""
+    (y,) = ctx.saved_tensors
+    if ctx.log:
+        s = reductions._sum(g, [ctx.dim], True, "sequential")
+        return P.sub(g, P.mul(elementwise.exp(y), s)), None, None
+    s = reductions._sumprod(g, y, [ctx.dim], True)
+    return P.mul(y, P.sub(g, s)), None, None
+
+
+def _softmax_vmap(info, in_dims, x, dim, log):
+    return _softmax(x.movedim(in_dims[0], 0), _batching.shifted_dims([dim], x.dim() - 1)[0], log), 0
+
+
 def _logsumexp_impl(x: Tensor, dims: List[int], keepdim: bool) -> Tensor:
     return backends.for_tensor(x).logsumexp(x, tuple(dims), keepdim)
 
@@ -30,8 +52,26 @@ def _logsumexp_fake(x, dims, keepdim):
     return x.new_empty([s for d, s in enumerate(x.shape) if d not in dims])
 
 
-_softmax = Op("softmax", _softmax_impl, _softmax_fake)
-_logsumexp = Op("logsumexp", _logsumexp_impl, _logsumexp_fake)
+def _logsumexp_setup(ctx, inputs, output):
+    x, dims, _ = inputs
+    ctx.kept = keepdim_shape(x.shape, dims)
+    ctx.save_for_backward(x, output)
+
+
+def _logsumexp_backward(ctx, g):
+    """dx = g * exp(x - y), y the result (both broadcast over the reduced dims)."""
+    x, y = ctx.saved_tensors
+    return P.mul(g.reshape(ctx.kept), elementwise.exp(P.sub(x, y.reshape(ctx.kept)))), None, None
+
+
+def _logsumexp_vmap(info, in_dims, x, dims, keepdim):
+    return _logsumexp(x.movedim(in_dims[0], 0), _batching.shifted_dims(dims, x.dim() - 1), keepdim), 0
+
+
+_softmax = Op("softmax", _softmax_impl, _softmax_fake, setup_context=_softmax_setup, backward=_softmax_backward,
+              vmap=_softmax_vmap)
+_logsumexp = Op("logsumexp", _logsumexp_impl, _logsumexp_fake, setup_context=_logsumexp_setup,
+                backward=_logsumexp_backward, vmap=_logsumexp_vmap)
 
 
 def _softmax_args(op, input, dim, dtype):

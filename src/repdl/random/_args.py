@@ -12,7 +12,7 @@ import torch
 
 from .. import backends
 from .._scalar import fl32  # noqa: F401  (the draws round their parameters with it)
-from . import _cpu, _reference
+from . import _cpu, _meta, _reference
 from ._generator import Generator, default_generator
 
 _FLOAT_DTYPES = (torch.float32,)
@@ -120,7 +120,9 @@ def blocks(n: int, per_block: int) -> int:
 def backend(dev: torch.device):
     """The stream's implementation for a device: the C++ kernels on the CPU,
     the integer-op reference elsewhere (and wherever repdl.backends.use
-    forces the reference)."""
+    forces the reference), shapes only on the meta device."""
+    if dev.type == "meta":
+        return _meta
     if dev.type == "cpu" and backends.for_tensor(_CPU_PROBE) is backends.cpu:
         return _cpu
     return _reference

@@ -150,7 +150,7 @@ def bernoulli(input, p=None, *, generator=None):
     g = _args.generator("bernoulli", generator)
     n = input.numel()
     if p is None:
-        if n and not bool(((input >= 0) & (input <= 1)).all()):
+        if n and not input.is_meta and not bool(((input >= 0) & (input <= 1)).all()):
             raise RuntimeError(
                 "repdl.random.bernoulli: expects every probability in input to be in [0, 1] (and not NaN)")
         seed, offset = g._reserve(_args.blocks(n, 4))

@@ -29,13 +29,31 @@ def _apply(x, seed, offset, t, s):
 
 class _Dropout(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, seed, offset, t, s):
-        ctx.stream = (seed, offset, t, s)
+    def forward(x, seed, offset, t, s):
         return _apply(x, seed, offset, t, s)
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.stream = inputs[1:]
+
+    @staticmethod
     def backward(ctx, grad):
-        return _apply(grad, *ctx.stream), None, None, None, None
+        return _masked(grad, *ctx.stream), None, None, None, None
+
+    @staticmethod
+    def vmap(info, in_dims, x, seed, offset, t, s):
+        # The draw happened before vmap saw the call: one mask of the logical
+        # size, where a batch would need a draw per entry.
+        raise NotImplementedError("repdl.random.dropout cannot run under torch.vmap (one draw would have to "
+                                  "serve every batch entry); call it outside vmap")
+
+
+def _masked(x, seed, offset, t, s):
+    """x times the draw's mask and scale, recorded by autograd (and seen by
+    torch.func) when that is needed."""
+    if (torch.is_grad_enabled() and x.requires_grad) or torch._C._are_functorch_transforms_active():
+        return _Dropout.apply(x, seed, offset, t, s)
+    return _apply(x, seed, offset, t, s)
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
@@ -51,11 +69,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     seed, offset = g._reserve(_args.blocks(n, 4))
     if p == 0.0 or n == 0:
         return input  # x * 1.0 is x: nothing to compute, but the blocks are spent
-    t, s = threshold(p), scale(p)
-    if torch.is_grad_enabled() and input.requires_grad:
-        y = _Dropout.apply(input, seed, offset, t, s)
-    else:
-        y = _apply(input, seed, offset, t, s)
+    y = _masked(input, seed, offset, threshold(p), scale(p))
     if inplace:
         input.copy_(y)
         return input

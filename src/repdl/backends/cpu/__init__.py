@@ -1,6 +1,6 @@
 """The CPU backend: C++ kernels (repdl._C), bit-identical to the reference."""
 from .arith import binary, binary_, binary_scalar, fma32  # noqa: F401
 from .linalg import linear, matmul  # noqa: F401
-from .reductions import extremum, sqdev, sum  # noqa: F401
+from .reductions import extremum, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .softmax import logsumexp, softmax  # noqa: F401

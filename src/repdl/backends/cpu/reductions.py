@@ -35,6 +35,21 @@ def sqdev(x, mean, dims, keepdim):
     return _shaped(out, x, dims, keepdim)
 
 
+def sumprod(a, b, dims, keepdim):
+    """fmachain(a, b) over `dims` (a and b of one shape)."""
+    kept = [s for d, s in enumerate(a.shape) if d not in dims]
+    if a.numel() == 0:
+        return _shaped(torch.zeros(kept, dtype=torch.float32), a, dims, keepdim)
+    if a.stride() != b.stride() or not a.is_contiguous():
+        a, b = a.contiguous(), b.contiguous()  # one layout for both: copies move values only
+    v = reduction_view(a, dims)
+    if v.x is not a:  # the view permuted a copy of a: lay b out the same way
+        b = b.permute(*v.perm).contiguous()
+    out = torch.empty(v.out_shape, dtype=torch.float32)
+    _C.sumprod(*v.args(), b.data_ptr(), out.data_ptr())
+    return _shaped(out, a, dims, keepdim)
+
+
 def extremum(x, dim, keepdim, *, largest):
     """(values, int64 indices) along `dim`; x is non-empty along it."""
     dims = (dim,)

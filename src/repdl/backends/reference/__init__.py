@@ -14,7 +14,7 @@ from . import arith, elementwise, linalg, reductions, softmax
 _ENTRY_POINTS = {
     arith: ("binary", "binary_", "binary_scalar", "fma32"),
     linalg: ("linear", "matmul"),
-    reductions: ("extremum", "sqdev", "sum"),
+    reductions: ("extremum", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),
     softmax: ("logsumexp", "softmax"),
 }

@@ -57,14 +57,25 @@ def sum(x, dims, keepdim, *, order):
     return _shaped(_exact.canonical_nan(out), x, dims, keepdim)
 
 
+def _fmachain_last(u, v):
+    """fmachain(u, v) along the last dim of two float32 tensors of one shape."""
+    u64, v64 = _exact.f64(u), _exact.f64(v)
+    acc = torch.zeros(u.shape[:-1], dtype=torch.float32, device=u.device)
+    for r in range(u.shape[-1]):
+        acc = _exact.fma32_raw(u64[..., r], v64[..., r], _exact.f64(acc))
+    return _exact.canonical_nan(acc)
+
+
 def sqdev(x, mean, dims, keepdim):
     """fmachain(d, d) over `dims` with d = x - mean (one rounding)."""
     v = _reduced_last(x, dims)
-    d = _exact.f64(_exact.sub32(v, mean.reshape(v.shape[:-1]).unsqueeze(-1)))
-    acc = torch.zeros(v.shape[:-1], dtype=torch.float32, device=x.device)
-    for r in range(v.shape[-1]):
-        acc = _exact.fma32_raw(d[..., r], d[..., r], _exact.f64(acc))
-    return _shaped(_exact.canonical_nan(acc), x, dims, keepdim)
+    d = _exact.sub32(v, mean.reshape(v.shape[:-1]).unsqueeze(-1))
+    return _shaped(_fmachain_last(d, d), x, dims, keepdim)
+
+
+def sumprod(a, b, dims, keepdim):
+    """fmachain(a, b) over `dims`."""
+    return _shaped(_fmachain_last(_reduced_last(a, dims), _reduced_last(b, dims)), a, dims, keepdim)
 
 
 def extremum(x, dim, keepdim, *, largest):

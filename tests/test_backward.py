@@ -1,0 +1,240 @@
+"""Backward of every differentiable op (docs/CONTRACT.md, "Gradients"):
+float64 autograd agrees within stated bounds; the CPU kernels and the
+reference backend agree bit for bit; nothing that rounds is left to torch's
+native backward kernels (a TorchDispatchMode watches every aten op); meta
+and fake tensors trace; torch.func's grad, vjp and vmap work; a tensor used
+several times gets its contributions summed in the documented order."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import repdl
+from repdl import backends
+from repdl._aten import is_exact
+from repdl.testing import assert_bitwise_equal
+from repdl.verify import pattern
+
+from public_ops import ALL, CASES, TARGET, outputs
+from values import SPECIALS, sprinkle
+
+NOT_DIFFERENTIABLE = {"argmax", "argmin", "dropout"}  # dropout: tested in test_random_api with its own stream
+DIFFERENTIABLE = sorted(n for n in ALL if n not in NOT_DIFFERENTIABLE)
+
+# The same call in float64 torch, for the accuracy check.
+TORCH = {
+    "add": torch.add, "sub": lambda a, b: torch.sub(a, b, alpha=3), "mul": torch.mul, "div": torch.div,
+    "neg": torch.neg, "fma32": lambda a, b, c: a * b + c, "dot": torch.dot, "mm": torch.mm, "bmm": torch.bmm,
+    "matmul": torch.matmul, "addmm": lambda i, a, b: torch.addmm(i, a, b, beta=0.5, alpha=2),
+    "addmm:default": torch.addmm, "linear": F.linear, "sum": lambda a: a.sum(1), "sum_pairwise": lambda a: a.sum(0),
+    "mean": lambda a: a.mean(1), "mean:all": torch.mean, "var": lambda a: a.var(0), "var:all": torch.var,
+    "std": lambda a: a.std(1, correction=0), "max": lambda a: a.max(1).values, "min": torch.min,
+    "softmax": lambda a: torch.softmax(a, 1), "log_softmax": lambda a: torch.log_softmax(a, 0),
+    "logsumexp": lambda a: torch.logsumexp(a, 1),
+    "cross_entropy": lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1, reduction="none"),
+    "cross_entropy:none": lambda a, t: F.cross_entropy(a, t, reduction="none"),
+    "cross_entropy:weighted_mean": lambda a, t, w: F.cross_entropy(a, t, weight=w, ignore_index=2),
+    "cross_entropy:probabilities": lambda a, p: F.cross_entropy(a, p, label_smoothing=0.2),
+    "pow": lambda a: a ** 3, "gelu": lambda a: F.gelu(a, approximate="tanh"),
+    "softplus": lambda a: F.softplus(a, beta=2.0, threshold=5.0), "softplus:default": F.softplus,
+    "elu": lambda a: F.elu(a, alpha=0.5), "celu": lambda a: F.celu(a, alpha=2.0),
+    "div:scalar_right": lambda a: a / 1e-40, "sub:scalar_left": lambda a: 1e-39 - a,
+    "mul:scalar": lambda a: a * 2.0 ** -100, "logsigmoid": F.logsigmoid, "silu": F.silu, "mish": F.mish,
+    "selu": F.selu, "reciprocal": torch.reciprocal,
+}
+_DOMAIN_POSITIVE = {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"}
+
+
+def base(name):
+    x = pattern(8, 6, salt=5) * 4
+    if name in _DOMAIN_POSITIVE:
+        x = x.abs() + 0.25
+    return x
+
+
+def grad_args(name, args):
+    """The float32 inputs of a case, as leaves that require grad (the class
+    weight of cross_entropy is not differentiated, as in torch)."""
+    skip = {"cross_entropy:weighted_mean": {2}}.get(name, set())
+    return [a.detach().clone().requires_grad_(a.dtype == torch.float32 and i not in skip)
+            for i, a in enumerate(args)]
+
+
+def output_weights(fn, args):
+    """Fixed gradients for the outputs of fn(*args)."""
+    with torch.no_grad():
+        return [pattern(*o.shape, salt=i) for i, o in enumerate(outputs(fn(*args)))]
+
+
+def gradients(fn, args, weights=None):
+    """(outputs, gradients of the float inputs) for fixed output gradients."""
+    weights = output_weights(fn, args) if weights is None else weights
+    outs = outputs(fn(*args))
+    leaves = [a for a in args if a.requires_grad]
+    grads = torch.autograd.grad(outs, leaves, weights, allow_unused=True)
+    return outs, [torch.zeros_like(a) if g is None else g for a, g in zip(leaves, grads)]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in DIFFERENTIABLE if n in TORCH or hasattr(torch, n)))
+def test_gradient_matches_float64(name):
+    fn, make = ALL[name]
+    args = grad_args(name, make(base(name)))
+    _, got = gradients(fn, args)
+    ref = TORCH.get(name) or getattr(torch, name.split(":")[0])
+    args64 = [a.detach().double().requires_grad_(a.requires_grad) if a.dtype == torch.float32 else a for a in args]
+    outs64 = ref(*args64)
+    outs64 = [outs64] if isinstance(outs64, torch.Tensor) else list(outs64)
+    leaves64 = [a for a in args64 if a.requires_grad]
+    weights = [pattern(*o.shape, salt=i).double() for i, o in enumerate(outs64)]
+    want = torch.autograd.grad(outs64, leaves64, weights, allow_unused=True)
+    for g, w in zip(got, want):
+        w = torch.zeros_like(g, dtype=torch.float64) if w is None else w
+        finite = w.abs() < 3.4e38  # where the float32 gradient can be finite at all
+        g, w = g.double()[finite], w[finite]
+        scale = w.abs().max().item() + 1e-30
+        err = (g - w).abs().max().item()
+        # float32 formulas of a few roundings each: within 2^-14 of the gradient's scale
+        assert err <= scale * 2.0 ** -14, f"{name}: max error {err:.3g} against scale {scale:.3g}"
+
+
+@pytest.mark.parametrize("values", ["plain", "adversarial"])
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_backward_matches_reference(name, values, gen):
+    fn, make = ALL[name]
+    x = base(name)
+    if values == "adversarial":
+        x = sprinkle(x, SPECIALS, gen, 0.15)
+    args = make(x)
+    outs, grads = gradients(fn, grad_args(name, args))
+    with backends.use("reference"):
+        ref_outs, ref_grads = gradients(fn, grad_args(name, args))
+    for a, b in zip(outs + grads, ref_outs + ref_grads):
+        assert_bitwise_equal(a, b, f"{name} ({values})")
+
+
+class AtenRecorder(TorchDispatchMode):
+    """Records every aten op that runs, with whether it is reproducible as is."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self.seen.setdefault(str(func), is_exact(func, args, kwargs))
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_nothing_that_rounds_is_left_to_torch(name):
+    fn, make = ALL[name]
+    args = grad_args(name, make(base(name)))
+    weights = output_weights(fn, args)
+    with AtenRecorder() as rec:
+        gradients(fn, args, weights)
+    leaked = sorted(op for op, ok in rec.seen.items() if not ok)
+    assert not leaked, f"{name}: aten ops outside the allow-list ran: {leaked}"
+
+
+def test_the_recorder_catches_torch_kernels():
+    x = torch.ones(3, requires_grad=True)
+    with AtenRecorder() as rec:
+        torch.autograd.grad(torch.exp(x).sum(), x)
+    assert not rec.seen["aten.exp.default"] and not rec.seen["aten.sum.default"]
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_meta_tensors_take_the_fake_implementations(name):
+    fn, make = ALL[name]
+    real = outputs(fn(*make(base(name))))
+    meta = outputs(fn(*[a.to("meta") for a in make(base(name))]))
+    assert [(t.shape, t.device.type) for t in meta] == [(r.shape, "meta") for r in real]
+
+
+FUNC_CASES = ["exp", "gelu", "silu", "mul", "div", "sum", "mean", "var", "softmax", "log_softmax", "logsumexp",
+              "mm", "matmul", "linear", "max", "cross_entropy", "fma32", "pow", "softplus", "std"]
+
+
+@pytest.mark.parametrize("name", FUNC_CASES)
+def test_torch_func_grad_and_vjp_equal_autograd(name):
+    fn, make = ALL[name]
+    args = make(base(name))
+    floats = [i for i, a in enumerate(args) if a.dtype == torch.float32]
+
+    def scalar(*xs):
+        full = list(args)
+        for i, x in zip(floats, xs):
+            full[i] = x
+        return repdl.sum(outputs(fn(*full))[0])
+
+    got = torch.func.grad(scalar, argnums=tuple(range(len(floats))))(*[args[i] for i in floats])
+    leaves = grad_args(name, args)
+    want = torch.autograd.grad(scalar(*[leaves[i] for i in floats]), [leaves[i] for i in floats])
+    for g, w in zip(got, want):
+        assert_bitwise_equal(g, w, f"{name}: torch.func.grad")
+    out, vjp = torch.func.vjp(lambda *xs: scalar(*xs), *[args[i] for i in floats])
+    for g, w in zip(vjp(torch.ones(())), want):
+        assert_bitwise_equal(g, w, f"{name}: torch.func.vjp")
+
+
+@pytest.mark.parametrize("name", FUNC_CASES)
+def test_vmap_equals_a_loop(name):
+    fn, make = ALL[name]
+    batch = [make(pattern(8, 6, salt=s)) for s in range(3)]
+    stacked = [torch.stack([b[i] for b in batch]) for i in range(len(batch[0]))]
+    in_dims = tuple(0 if a.dtype == torch.float32 else None for a in batch[0])
+    stacked = [s if d == 0 else batch[0][i] for i, (s, d) in enumerate(zip(stacked, in_dims))]
+    got = torch.vmap(lambda *a: outputs(fn(*a))[0], in_dims=in_dims)(*stacked)
+    want = torch.stack([outputs(fn(*b))[0] for b in batch])
+    assert_bitwise_equal(got, want, f"{name}: vmap")
+
+
+def test_vmap_with_an_unbatched_operand():
+    x, w = pattern(4, 5, 6, salt=1), pattern(6, 3, salt=2)
+    assert_bitwise_equal(torch.vmap(repdl.mm, in_dims=(0, None))(x, w), torch.stack([repdl.mm(t, w) for t in x]))
+    b = pattern(5, 6, salt=3)
+    assert_bitwise_equal(torch.vmap(repdl.add, in_dims=(None, 1))(b, x.transpose(0, 1)),
+                         torch.stack([repdl.add(b, t) for t in x]))
+
+
+def test_contributions_to_a_reused_tensor_add_up_in_the_engines_order():
+    """x feeds three ops; the engine runs their backward nodes latest first,
+    so x.grad = (g3 + g2) + g1 (contract, "Gradients": accumulation)."""
+    x0 = torch.tensor([1.0, 3.0, -2.0, 0.7])
+    w = [torch.tensor([1e8, 1.0, 3.0, 2.0 ** 30]), torch.tensor([1.0, 1e-8, -3.0, 1.0]),
+         torch.tensor([-1e8, 7.0, 1e-7, -(2.0 ** 30)])]
+    x = x0.clone().requires_grad_()
+    out = repdl.add(repdl.add(repdl.mul(x, w[0]), repdl.mul(x, w[1])), repdl.mul(x, w[2]))
+    (got,) = torch.autograd.grad(out, x, torch.ones(4))
+    g1, g2, g3 = w  # each use's contribution is g * w_i = w_i exactly
+    assert_bitwise_equal(got, repdl.add(repdl.add(g3, g2), g1))
+    assert not torch.equal(got, repdl.add(repdl.add(g1, g2), g3)), "the other order gives the same bits here"
+
+
+def test_max_routes_the_gradient_to_the_returned_index():
+    x = torch.tensor([[1.0, 3.0, 3.0], [-0.0, 0.0, -1.0]], requires_grad=True)
+    v, i = repdl.max(x, 1)
+    (g,) = torch.autograd.grad(v, x, torch.tensor([2.0, 5.0]))
+    assert_bitwise_equal(g, torch.tensor([[0.0, 2.0, 0.0], [5.0, 0.0, 0.0]]))
+    (g,) = torch.autograd.grad(repdl.max(x), x)  # the full reduction too: the first maximum
+    assert_bitwise_equal(g, torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]))
+
+
+def test_std_of_a_constant_line_has_zero_gradient():
+    x = torch.ones(2, 5, requires_grad=True)
+    (g,) = torch.autograd.grad(repdl.std(x, 1).sum(), x)
+    assert_bitwise_equal(g, torch.zeros(2, 5))
+
+
+def test_broadcast_gradients_are_sequential_sums():
+    a = pattern(7, 1, 5, salt=1).requires_grad_()
+    b = pattern(3, 5, salt=2).requires_grad_()
+    g = pattern(7, 3, 5, salt=3)
+    ga, gb = torch.autograd.grad(repdl.mul(a, b), (a, b), g)
+    assert_bitwise_equal(ga, repdl.sum(repdl.mul(g, b.detach()), 1, keepdim=True))
+    assert_bitwise_equal(gb, repdl.sum(repdl.mul(g, a.detach()), 0))
+
+
+def test_case_list_covers_every_public_op():
+    assert set(repdl.ops.__all__) <= set(CASES)
+    assert TARGET.dtype == torch.int64
