@@ -35,6 +35,9 @@ void binary(Binary op, const Iter<2>& it, float* y);
 void binary_scalar(Binary op, const Iter<1>& it, float s, bool scalar_left, float* y);
 // y = fma32(a, b, c); it.in = {a, b, c}.
 void fma(const Iter<3>& it, float* y);
+// a = lo if x < lo else x; y = hi if a > hi else a (so a zero of either sign
+// inside [lo, hi] is kept, NaN stays NaN, and lo > hi gives hi); it.in = {x}.
+void clamp(const Iter<1>& it, float lo, float hi, float* y);
 
 // One contiguous run of n outputs with the inputs' innermost strides: the
 // per-ISA kernels behind the entry points above.
@@ -42,6 +45,7 @@ struct Rows {
   void (*binary)(Binary op, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n);
   void (*fma)(const float* a, int64_t sa, const float* b, int64_t sb, const float* c, int64_t sc, float* y,
               int64_t n);
+  void (*clamp)(const float* x, int64_t sx, float lo, float hi, float* y, int64_t n);
 };
 extern const Rows kGenericRows;
 extern const Rows kAvx2Rows;

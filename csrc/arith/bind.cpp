@@ -75,7 +75,21 @@ PyObject* py_fma(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// clamp(y, x, lo_bits, hi_bits, ndim, sizes..., x_strides...)
+PyObject* py_clamp(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  arith::Iter<1> it;
+  if (!parse(args, 5, &v, &it)) return nullptr;
+  it.in[0] = as_ptr<const float>(v[1]);
+  const float lo = float_from_bits(v[2]), hi = float_from_bits(v[3]);
+  Py_BEGIN_ALLOW_THREADS
+  arith::clamp(it, lo, hi, as_ptr<float>(v[0]));
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 const PyMethodDef kMethods[] = {
+    {"clamp", py_clamp, METH_VARARGS, "x clamped to [lo, hi] (NaN kept, canonical) over a strided operand."},
     {"binary", py_binary, METH_VARARGS, "IEEE float32 a + - * / b over broadcast strided operands."},
     {"binary_scalar", py_binary_scalar, METH_VARARGS, "IEEE float32 a + - * / s (or s op a) for one float32 s."},
     {"fma", py_fma, METH_VARARGS, "Single-rounding fma32 over broadcast strided operands."},

@@ -104,6 +104,13 @@ void binary_scalar(Binary op, const Iter<1>& it, float s, bool scalar_left, floa
   });
 }
 
+void clamp(const Iter<1>& it, float lo, float hi, float* y) {
+  const Rows& r = rows();
+  run(it, y, [&](const float* const* p, const int64_t* s, float* out, int64_t n) {
+    r.clamp(p[0], s[0], lo, hi, out, n);
+  });
+}
+
 void fma(const Iter<3>& it, float* y) {
   const Rows& r = rows();
   run(it, y, [&](const float* const* p, const int64_t* s, float* out, int64_t n) {

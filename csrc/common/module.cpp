@@ -9,6 +9,8 @@
 
 namespace repdl {
 MethodTable arith_methods();
+MethodTable conv_methods();
+MethodTable scatter_methods();
 MethodTable gemm_methods();
 MethodTable reduce_methods();
 MethodTable softmax_methods();
@@ -93,6 +95,8 @@ void append(repdl::MethodTable table) {
 PyMODINIT_FUNC PyInit__C() {
   append(kCommonMethods);
   append(repdl::arith_methods());
+  append(repdl::conv_methods());
+  append(repdl::scatter_methods());
   append(repdl::gemm_methods());
   append(repdl::reduce_methods());
   append(repdl::softmax_methods());

@@ -15,8 +15,11 @@
 namespace repdl {
 
 // Number of threads for a job of `work` units (roughly flops or bytes): one
-// thread below `grain`, so tiny ops skip the fork/join cost.
+// thread below `grain`, so tiny ops skip the fork/join cost, and one inside
+// a parallel region (a kernel that gives whole jobs to threads calls the
+// others serially).
 inline int threads_for(int64_t work, int64_t grain) {
+  if (omp_in_parallel()) return 1;
   const int max_threads = omp_get_max_threads();
   if (work < grain || max_threads <= 1) return 1;
   return static_cast<int>(std::min<int64_t>(max_threads, std::max<int64_t>(1, work / grain)));

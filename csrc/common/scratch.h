@@ -16,6 +16,8 @@ enum class Scratch : int {
   gemm_b = 1,        // packed B panel
   softmax_diff = 2,  // x - max, per line group
   softmax_exp = 3,   // exp(x - max), per line group
+  conv_cols = 4,     // a convolution's im2col block
+  conv_weight = 5,   // a convolution's rearranged weights (grad_input)
   count
 };
 

@@ -82,7 +82,7 @@ void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpa
     const int64_t panels = ceil_div(nc, nr);
     for (int64_t pc = 0; pc < p.k; pc += cfg.kc) {
       const int64_t kc = std::min(cfg.kc, p.k - pc);
-      const bool first = pc == 0, last = pc + kc == p.k;
+      const bool first = pc == 0 && !p.accumulate, last = pc + kc == p.k;
       int64_t q0, q1;
       split_range(panels, team.size, team.rank, &q0, &q1);
       const Operand b_block{p.b.p + pc * p.b.rs + jc * p.b.cs, p.b.rs, p.b.cs};
@@ -140,12 +140,13 @@ void run(const Problem& p, const Batch& batch) {
   int64_t nb = 1;
   for (int d = 0; d < batch.ndim; ++d) nb *= batch.sizes[d];
   if (nb == 0 || p.m == 0 || p.n == 0) return;
-  if (p.k == 0) {  // empty chains: every element is +0.0
+  if (p.k == 0) {  // empty chains: every element is +0.0 (or stays as it is)
+    if (p.accumulate) return;
     for (int64_t t = 0; t < nb; ++t)
       for (int64_t i = 0; i < p.m; ++i) std::fill_n(p.c + t * p.m * p.ldc + i * p.ldc, p.n, 0.0f);
     return;
   }
-  if (p.m == 1 || p.n == 1) {
+  if ((p.m == 1 || p.n == 1) && !p.accumulate) {
     // One row or one column of C: each element is an fma chain against a
     // single vector, so packing (which only pays for reuse) is skipped and
     // the operand matrix is streamed once by the reduction kernels.

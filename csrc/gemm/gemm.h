@@ -52,11 +52,15 @@ struct Operand {
 };
 
 // One GEMM: C (m x n, row-major, row stride ldc) = A (m x k) B (k x n).
+// With accumulate, the chains continue from the values already in C
+// instead of starting at +0.0: a product over a K split into pieces (the
+// images of a convolution's weight gradient) is then one chain per element.
 struct Problem {
   int64_t m, n, k;
   Operand a, b;
   float* c;
   int64_t ldc;
+  bool accumulate = false;
 };
 
 // Batched GEMM: C[t] = A[t] B[t] for t over a row-major multi-index; A and B
@@ -68,6 +72,8 @@ struct Batch {
   const int64_t* b_strides;
 };
 
+// Threads split C's elements; called from inside a parallel region, it runs
+// on the calling thread alone.
 void run(const Problem& p, const Batch& batch);
 
 // Micro-kernels (one file each) and ISA-specific packers.

@@ -49,12 +49,21 @@ def positive(x):
     return (b > 0) & (b <= 0x7F800000)
 
 
-def greater(x, h: float):
-    """x > h for a float32 value h (false where x is NaN, and everywhere if h is NaN)."""
+_COMPARE = {"gt": torch.gt, "ge": torch.ge, "lt": torch.lt, "le": torch.le}
+
+
+def compare(x, op: str, h: float):
+    """x op h ("gt", "ge", "lt" or "le") for a float32 value h, as IEEE
+    compares: false where x is NaN, and everywhere if h is NaN."""
     if h != h:
         return torch.zeros(x.shape, dtype=torch.bool, device=x.device)
     b = x.view(torch.int32)
     hb = bits32(h)
     hb = hb - (1 << 32) if hb >= 1 << 31 else hb
     hkey = hb if hb >= 0 else -(hb & 0x7FFFFFFF)
-    return (_order_key(b) > hkey) & ((b & 0x7FFFFFFF) <= 0x7F800000)
+    return _COMPARE[op](_order_key(b), hkey) & ((b & 0x7FFFFFFF) <= 0x7F800000)
+
+
+def greater(x, h: float):
+    """x > h for a float32 value h."""
+    return compare(x, "gt", h)

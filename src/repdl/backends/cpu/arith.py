@@ -55,6 +55,13 @@ def binary_scalar(op, a, s: float, scalar_left: bool):
     return out
 
 
+def clamp(x, lo: float, hi: float):
+    """lo where x < lo, then hi where that exceeds hi, else x (NaN kept)."""
+    out = torch.empty(x.shape, dtype=torch.float32)
+    _C.clamp(out.data_ptr(), x.data_ptr(), bits32(lo), bits32(hi), x.dim(), *x.shape, *x.stride())
+    return out
+
+
 def fma32(a, b, c):
     """fma32(a, b, c) elementwise (one rounding), broadcast."""
     shape = broadcast_shape("fma32", broadcast_shape("fma32", a.shape, b.shape), c.shape)

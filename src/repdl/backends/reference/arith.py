@@ -26,6 +26,14 @@ def binary_scalar(op, a, s: float, scalar_left: bool):
     return _exact.round32(_OPS64[op](s64, a64) if scalar_left else _OPS64[op](a64, s64))
 
 
+def clamp(x, lo: float, hi: float):
+    """a = lo where x < lo else x; hi where a > hi else a (NaN kept)."""
+    lo_t = torch.tensor(lo, dtype=torch.float32, device=x.device)
+    hi_t = torch.tensor(hi, dtype=torch.float32, device=x.device)
+    a = torch.where(x < lo_t, lo_t, x)
+    return _exact.canonical_nan(torch.where(a > hi_t, hi_t, a))
+
+
 def fma32(a, b, c):
     """fl32(a*b + c) with one rounding, broadcast."""
     return _exact.fma32(a, b, c)

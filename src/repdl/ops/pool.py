@@ -1,0 +1,253 @@
+"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and
+adaptive_max_pool2d with torch.nn.functional's signatures (docs/CONTRACT.md,
+"Pooling").
+
+Every pool gathers its windows (``repdl::take_rows``: copies, with -inf or
++0.0 where a window leaves the input) into (outputs, window, channels) and
+reduces the window dim with a primitive: max pools with ``extremum`` (the
+first maximum in the window's row-major order wins, NaN beats every
+number), average pools with the sequential ``sum`` (row-major window order)
+and one division by the divisor.  Gradients follow from the primitives: a
+window element's gradient goes back to its input position through
+``index_accumulate``, so an input position in several windows receives
+their contributions in ascending order of output position.
+"""
+import functools
+import math
+import numbers
+
+import torch
+
+from .. import _checks
+from . import _prims as P
+from . import reductions, scatter
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+Tensor = torch.Tensor
+
+
+def _pair(op, name, v, n, minimum):
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        v = (int(v),) * n
+    elif isinstance(v, (tuple, list)) and len(v) == n and all(isinstance(e, numbers.Integral) for e in v):
+        v = tuple(int(e) for e in v)
+    elif isinstance(v, (tuple, list)) and len(v) == 1 and isinstance(v[0], numbers.Integral):
+        v = (int(v[0]),) * n
+    else:
+        raise TypeError(f"repdl.{op}: {name} must be an int or a tuple of {n} ints, got {v!r}")
+    if any(e < minimum for e in v):
+        raise RuntimeError(f"repdl.{op}: {name} must be >= {minimum}, got {v}")
+    return v
+
+
+def _out_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling output size: the last window must start inside the
+    input or its left padding."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _sliding(size, k, s, p, d, out):
+    """(out, k) input positions of each window element along one axis (-1 outside [0, size))."""
+    pos = torch.arange(out).view(-1, 1) * s - p + torch.arange(k).view(1, -1) * d
+    return torch.where((pos >= 0) & (pos < size), pos, torch.full_like(pos, -1))
+
+
+@functools.lru_cache(maxsize=256)
+def _adaptive(size, out):
+    """(out, k) positions of torch's adaptive windows [floor(o*size/out),
+    ceil((o+1)*size/out)), padded with -1 to the longest, and their lengths."""
+    start = [(o * size) // out for o in range(out)]
+    end = [-(-((o + 1) * size) // out) for o in range(out)]
+    k = max(e - b for b, e in zip(start, end))
+    pos = torch.tensor([[b + j if b + j < e else -1 for j in range(k)] for b, e in zip(start, end)])
+    return pos, torch.tensor([e - b for b, e in zip(start, end)])
+
+
+def _window_map(rows, cols, width):
+    """(OH*OW, KH*KW) flat input positions (h*width + w) of 2-D windows from
+    per-axis maps, `hw` (the fill slot) wherever either axis is outside."""
+    oh, kh = rows.shape
+    ow, kw = cols.shape
+    r = rows.view(oh, 1, kh, 1)
+    c = cols.view(1, ow, 1, kw)
+    inside = (r >= 0) & (c >= 0)
+    return inside, (r * width + c).where(inside, torch.full_like(r * c, -1))
+
+
+def _gather_windows(x, rows, cols, fill):
+    """x (N, C, H, W) -> (OH*OW, KH*KW, N*C) window values, `fill` outside, and the flat map."""
+    n, c, h, w = x.shape
+    inside, flat = _window_map(rows, cols, w)
+    flat = torch.where(inside, flat, torch.full_like(flat, h * w)).reshape(-1).to(x.device)
+    planes = x.reshape(n * c, h * w).t()  # (H*W, N*C)
+    padded = torch.cat([planes, torch.full((1, n * c), fill, dtype=torch.float32, device=x.device)])
+    oh, ow = rows.shape[0], cols.shape[0]
+    values = scatter.take_rows(padded, flat).reshape(oh * ow, rows.shape[1] * cols.shape[1], n * c)
+    return values, flat.reshape(oh * ow, -1)
+
+
+def _planes_out(y, n, c, oh, ow):
+    """(OH*OW, N*C) -> (N, C, OH, OW)."""
+    return y.t().reshape(n, c, oh, ow)
+
+
+def _as_4d(op, input, nd):
+    _checks.check_float32(op, input=input)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"repdl.{op}: expected {nd + 1}D or {nd + 2}D input, got shape {tuple(input.shape)}")
+    x = input if input.dim() == nd + 2 else input.unsqueeze(0)
+    if nd == 1:
+        x = x.unsqueeze(2)
+    if any(s == 0 for s in x.shape[2:]):
+        raise RuntimeError(f"repdl.{op}: input of shape {tuple(input.shape)} has an empty spatial dim")
+    return x
+
+
+def _from_4d(y, input, nd):
+    if nd == 1:
+        y = y.squeeze(2)
+    return y if input.dim() == nd + 2 else y.squeeze(0)
+
+
+def _max(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    x = _as_4d(op, input, nd)
+    k = _pair(op, "kernel_size", kernel_size, nd, 1)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(op, "stride", stride, nd, 1)
+    p = _pair(op, "padding", padding, nd, 0)
+    d = _pair(op, "dilation", dilation, nd, 1)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise RuntimeError(f"repdl.{op}: pad should be at most half of effective kernel size, got padding={p}, "
+                           f"kernel_size={k}")
+    if nd == 1:
+        k, s, p, d = (1, *k), (1, *s), (0, *p), (1, *d)
+    n, c, h, w = x.shape
+    oh, ow = (_out_size(x.shape[2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
+    rows, cols = _sliding(h, k[0], s[0], p[0], d[0], oh), _sliding(w, k[1], s[1], p[1], d[1], ow)
+    values, flat = _gather_windows(x, rows, cols, -math.inf)
+    best, which = reductions._extremum(values, 1, False, True)
+    y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
+    if not return_indices:
+        return y
+    index = flat.to(x.device).gather(1, which)  # (P, N*C): the flat input position of each maximum
+    return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """torch.nn.functional.max_pool1d: the first maximum of each window."""
+    return _max("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """torch.nn.functional.max_pool2d: the first maximum of each window in
+    row-major order (NaN beats every number); indices are positions in the
+    input plane, as torch's."""
+    return _max("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override):
+    """Per output position, torch's avg_pool divisor: the window clipped to
+    the padded input (count_include_pad) or to the input itself."""
+    if divisor_override is not None:
+        return torch.full((oh * ow, 1), float(divisor_override))
+
+    def axis(size, k_, s_, p_, out):
+        start = torch.arange(out) * s_ - p_
+        end = torch.minimum(start + k_, torch.tensor(size + p_))
+        padded = end - start
+        return padded, torch.minimum(end, torch.tensor(size)) - start.clamp(min=0)
+
+    ph_, inh = axis(h, k[0], s[0], p[0], oh)
+    pw_, inw = axis(w, k[1], s[1], p[1], ow)
+    count = (ph_.view(-1, 1) * pw_.view(1, -1)) if count_include_pad else (inh.view(-1, 1) * inw.view(1, -1))
+    return count.reshape(-1, 1).to(torch.float32)
+
+
+def _avg(op, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    x = _as_4d(op, input, nd)
+    k = _pair(op, "kernel_size", kernel_size, nd, 1)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(op, "stride", stride, nd, 1)
+    p = _pair(op, "padding", padding, nd, 0)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise RuntimeError(f"repdl.{op}: pad should be at most half of kernel size, got padding={p}, kernel_size={k}")
+    if divisor_override is not None and (isinstance(divisor_override, bool) or
+                                         not isinstance(divisor_override, numbers.Integral) or divisor_override == 0):
+        raise RuntimeError(f"repdl.{op}: divisor must be a non-zero int, got {divisor_override!r}")
+    if nd == 1:
+        k, s, p = (1, *k), (1, *s), (0, *p)
+    n, c, h, w = x.shape
+    oh, ow = (_out_size(x.shape[2 + i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
+    rows, cols = _sliding(h, k[0], s[0], p[0], 1, oh), _sliding(w, k[1], s[1], p[1], 1, ow)
+    values, _ = _gather_windows(x, rows, cols, 0.0)
+    total = reductions._sum(values, [1], False, "sequential")
+    divisor = _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override).to(x.device)
+    return _from_4d(_planes_out(P.div(total, divisor), n, c, oh, ow), input, nd)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """torch.nn.functional.avg_pool1d: seqsum of the window / divisor."""
+    return _avg("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """torch.nn.functional.avg_pool2d: the sequential sum of the window in
+    row-major order (padding as +0.0), divided by torch's divisor."""
+    return _avg("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _adaptive_args(op, input, output_size, nd):
+    x = _as_4d(op, input, nd)
+    size = _pair(op, "output_size", output_size, nd, 1) if not isinstance(output_size, (list, tuple)) or \
+        all(o is not None for o in output_size) else tuple(o if o is not None else x.shape[2 + nd - len(output_size) + i]
+                                                           for i, o in enumerate(output_size))
+    if nd == 1:
+        size = (1, *size)
+    return x, size
+
+
+def _adaptive_pool(op, nd, input, output_size, largest, return_indices=False):
+    x, (oh, ow) = _adaptive_args(op, input, output_size, nd)
+    n, c, h, w = x.shape
+    (rows, rlen), (cols, clen) = _adaptive(h, oh), _adaptive(w, ow)
+    values, flat = _gather_windows(x, rows, cols, -math.inf if largest else 0.0)
+    if largest:
+        best, which = reductions._extremum(values, 1, False, True)
+        y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
+        if not return_indices:
+            return y
+        index = flat.to(x.device).gather(1, which)
+        return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
+    total = reductions._sum(values, [1], False, "sequential")
+    count = (rlen.view(-1, 1) * clen.view(1, -1)).reshape(-1, 1).to(torch.float32).to(x.device)
+    return _from_4d(_planes_out(P.div(total, count), n, c, oh, ow), input, nd)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool1d."""
+    return _adaptive_pool("adaptive_avg_pool1d", 1, input, output_size, False)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d: torch's windows, seqsum / count."""
+    return _adaptive_pool("adaptive_avg_pool2d", 2, input, output_size, False)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool1d."""
+    return _adaptive_pool("adaptive_max_pool1d", 1, input, output_size, True, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool2d: torch's windows, the first maximum."""
+    return _adaptive_pool("adaptive_max_pool2d", 2, input, output_size, True, return_indices)
