@@ -58,6 +58,34 @@ CASES = {
     "softplus": (lambda a: repdl.softplus(a, beta=2.0, threshold=5.0), _x),
     "elu": (lambda a: repdl.elu(a, alpha=0.5), _x),
     "celu": (lambda a: repdl.celu(a, alpha=2.0), _x),
+    "clamp": (lambda a: repdl.clamp(a, -0.2, 0.3), _x),
+    "hardtanh": (lambda a: repdl.hardtanh(a, -0.25, 0.5), _x),
+    "leaky_relu": (lambda a: repdl.leaky_relu(a, 0.2), _x),
+    "prelu": (repdl.prelu, lambda x: (x, x[0, :6].abs())),
+    # spatial ops see x as a batch of images: (2, 2, 3, 4) or (2, 3, 8) and friends
+    "conv1d": (lambda a, w, b: repdl.conv1d(a, w, b, stride=2, padding=1),
+               lambda x: (x.reshape(2, 3, 8), x[:4].reshape(4, 3, 2), x[7, :4])),
+    "conv2d": (lambda a, w, b: repdl.conv2d(a, w, b, padding=1, groups=2),
+               lambda x: (x.reshape(2, 2, 3, 4), x[:3, :4].reshape(3, 1, 2, 2).repeat(2, 1, 1, 1), x[7, :6])),
+    "conv_transpose1d": (lambda a, w: repdl.conv_transpose1d(a, w, stride=2, output_padding=1),
+                         lambda x: (x.reshape(2, 3, 8), x[:3, :6].reshape(3, 2, 3))),
+    "conv_transpose2d": (lambda a, w, b: repdl.conv_transpose2d(a, w, b, stride=2, padding=1),
+                         lambda x: (x.reshape(2, 2, 3, 4), x[:3, :6].reshape(2, 1, 3, 3), x[7, :1])),
+    "layer_norm": (lambda a, w, b: repdl.layer_norm(a, (6,), w, b), lambda x: (x, x[1], x[2])),
+    "group_norm": (lambda a, w, b: repdl.group_norm(a, 2, w, b), lambda x: (x.reshape(2, 4, 6), x[0, :4], x[1, :4])),
+    "rms_norm": (lambda a, w: repdl.rms_norm(a, (6,), w), lambda x: (x, x[3])),
+    "batch_norm": (lambda a, w, b: repdl.batch_norm(a, None, None, w, b, training=True),
+                   lambda x: (x.reshape(4, 2, 6), x[0, :2], x[1, :2])),
+    "instance_norm": (repdl.instance_norm, lambda x: (x.reshape(2, 4, 6),)),
+    "pad": (lambda a: repdl.pad(a, (2, 1, 1, 2), mode="reflect"), _x),
+    "max_pool1d": (lambda a: repdl.max_pool1d(a, 3, 2, 1), lambda x: (x.reshape(2, 3, 8),)),
+    "max_pool2d": (lambda a: repdl.max_pool2d(a, 2, 1, 1), lambda x: (x.reshape(2, 2, 3, 4),)),
+    "avg_pool1d": (lambda a: repdl.avg_pool1d(a, 3, 2, 1), lambda x: (x.reshape(2, 3, 8),)),
+    "avg_pool2d": (lambda a: repdl.avg_pool2d(a, 2, 1, 1, count_include_pad=False), lambda x: (x.reshape(2, 2, 3, 4),)),
+    "adaptive_avg_pool1d": (lambda a: repdl.adaptive_avg_pool1d(a, 3), lambda x: (x.reshape(2, 3, 8),)),
+    "adaptive_avg_pool2d": (lambda a: repdl.adaptive_avg_pool2d(a, (2, 3)), lambda x: (x.reshape(2, 2, 3, 4),)),
+    "adaptive_max_pool1d": (lambda a: repdl.adaptive_max_pool1d(a, 3), lambda x: (x.reshape(2, 3, 8),)),
+    "adaptive_max_pool2d": (lambda a: repdl.adaptive_max_pool2d(a, (2, 3)), lambda x: (x.reshape(2, 2, 3, 4),)),
 }
 # The rest are unary functions of one tensor.
 for _name in repdl.ops.__all__:
@@ -79,6 +107,11 @@ VARIANTS = {
     "var:all": (repdl.var, _x),
     "softplus:default": (repdl.softplus, _x),
     "dropout": (lambda a: repdl.random.dropout(a, 0.3, generator=repdl.random.Generator(5)), _x),
+    "pad:circular": (lambda a: repdl.pad(a, (2, 3), mode="circular"), _x),
+    "pad:constant": (lambda a: repdl.pad(a, (1, -2, 0, 1), value=0.5), _x),
+    "max_pool2d:ceil": (lambda a: repdl.max_pool2d(a, 2, 2, ceil_mode=True, return_indices=True),
+                        lambda x: (x.reshape(2, 2, 3, 4),)),
+    "batch_norm:eval": (lambda a, m, v: repdl.batch_norm(a, m, v), lambda x: (x.reshape(4, 2, 6), x[0, :2], x[1, :2].abs())),
 }
 ALL = {**CASES, **VARIANTS}
 

@@ -21,6 +21,7 @@ _MOVES = {
     "view", "_unsafe_view", "reshape", "expand", "permute", "transpose", "t", "unsqueeze", "squeeze", "slice",
     "select", "as_strided", "alias", "detach", "unfold", "split", "split_with_sizes", "chunk", "narrow", "unbind",
     "diagonal", "view_as", "expand_as", "movedim", "flatten", "unflatten", "_reshape_alias", "numpy_T", "mT",
+    "slice_backward", "select_backward",  # zeros with the gradient copied into the slice
     # allocation, fills and copies
     "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "zeros", "zeros_like", "new_zeros",
     "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill", "fill_", "zero_", "copy_", "clone",
@@ -70,8 +71,10 @@ def is_exact(func, args, kwargs) -> bool:
         positional = args[3] if name.startswith("index_put") and len(args) > 3 else False
         return not kwargs.get("accumulate", positional) and "reduce" not in overload and "reduce" not in kwargs
     if name in _IEEE:
+        if not _float_args(args, kwargs):
+            return True  # integer arithmetic (floor division included) is exact
         alpha = kwargs.get("alpha", 1)
-        return alpha == 1 and kwargs.get("rounding_mode") is None and overload != "out_mode"
+        return alpha == 1 and kwargs.get("rounding_mode") is None
     if name in _INTEGER:
         return not _float_args(args, kwargs)
     return False

@@ -37,7 +37,10 @@ Tensor = torch.Tensor
 
 
 def _count(x, dims):
-    return math.prod(x.shape[d] for d in dims)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    return n
 
 
 # ---- primitives ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import torch
 
 from .. import _checks
 from .._scalar import fl32, tensor32
+from ..backends.reference._exact import canonical_nan
 from . import scatter
 
 __all__ = ["pad"]
@@ -69,7 +70,7 @@ def pad(input, pad, mode="constant", value=None):
             lo, hi = max(0, -l), size - max(0, -r)
             src = src.narrow(d, lo, max(0, hi - lo))
             dst = dst.narrow(d, max(0, l), max(0, hi - lo))
-        dst.copy_(src)  # a view copy: autograd's backward is the matching slice of the gradient
+        dst.copy_(canonical_nan(src))  # a view copy: autograd's backward is the matching slice of the gradient
         return out
     maps = [_axis_map(input.shape[d], l, r, mode, op) for d, (l, r) in zip(dims, pairs)]
     # the flattened input position of every output position of the padded dims (row-major)

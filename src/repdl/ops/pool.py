@@ -12,7 +12,6 @@ window element's gradient goes back to its input position through
 ``index_accumulate``, so an input position in several windows receives
 their contributions in ascending order of output position.
 """
-import functools
 import math
 import numbers
 
@@ -52,45 +51,47 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
-@functools.lru_cache(maxsize=256)
 def _sliding(size, k, s, p, d, out):
     """(out, k) input positions of each window element along one axis (-1 outside [0, size))."""
     pos = torch.arange(out).view(-1, 1) * s - p + torch.arange(k).view(1, -1) * d
     return torch.where((pos >= 0) & (pos < size), pos, torch.full_like(pos, -1))
 
 
-@functools.lru_cache(maxsize=256)
 def _adaptive(size, out):
     """(out, k) positions of torch's adaptive windows [floor(o*size/out),
     ceil((o+1)*size/out)), padded with -1 to the longest, and their lengths."""
-    start = [(o * size) // out for o in range(out)]
-    end = [-(-((o + 1) * size) // out) for o in range(out)]
-    k = max(e - b for b, e in zip(start, end))
-    pos = torch.tensor([[b + j if b + j < e else -1 for j in range(k)] for b, e in zip(start, end)])
-    return pos, torch.tensor([e - b for b, e in zip(start, end)])
+    o = torch.arange(out)
+    start = torch.div(o * size, out, rounding_mode="floor")
+    end = -torch.div(-(o + 1) * size, out, rounding_mode="floor")
+    k = max(-(-((j + 1) * size) // out) - (j * size) // out for j in range(out))
+    pos = start.view(-1, 1) + torch.arange(k).view(1, -1)
+    return torch.where(pos < end.view(-1, 1), pos, torch.full_like(pos, -1)), end - start
 
 
 def _window_map(rows, cols, width):
-    """(OH*OW, KH*KW) flat input positions (h*width + w) of 2-D windows from
-    per-axis maps, `hw` (the fill slot) wherever either axis is outside."""
+    """(OH, OW, KH, KW) flat input positions (h*width + w) of 2-D windows
+    from the per-axis maps, and where both axes are inside the input."""
     oh, kh = rows.shape
     ow, kw = cols.shape
     r = rows.view(oh, 1, kh, 1)
     c = cols.view(1, ow, 1, kw)
-    inside = (r >= 0) & (c >= 0)
-    return inside, (r * width + c).where(inside, torch.full_like(r * c, -1))
+    return (r >= 0) & (c >= 0), r * width + c
+
+
+def _flat_map(h, w, rows, cols, device):
+    inside, flat = _window_map(rows, cols, w)
+    return torch.where(inside, flat, torch.full_like(flat, h * w)).reshape(rows.shape[0] * cols.shape[0], -1).to(device)
 
 
 def _gather_windows(x, rows, cols, fill):
-    """x (N, C, H, W) -> (OH*OW, KH*KW, N*C) window values, `fill` outside, and the flat map."""
+    """x (N, C, H, W) -> (OH*OW, KH*KW, N*C) window values (`fill` outside
+    the input) and the (OH*OW, KH*KW) flat input positions (H*W outside)."""
     n, c, h, w = x.shape
-    inside, flat = _window_map(rows, cols, w)
-    flat = torch.where(inside, flat, torch.full_like(flat, h * w)).reshape(-1).to(x.device)
+    flat = _flat_map(h, w, rows, cols, x.device)
     planes = x.reshape(n * c, h * w).t()  # (H*W, N*C)
     padded = torch.cat([planes, torch.full((1, n * c), fill, dtype=torch.float32, device=x.device)])
-    oh, ow = rows.shape[0], cols.shape[0]
-    values = scatter.take_rows(padded, flat).reshape(oh * ow, rows.shape[1] * cols.shape[1], n * c)
-    return values, flat.reshape(oh * ow, -1)
+    values = scatter.take_rows(padded, flat.reshape(-1)).reshape(flat.shape[0], flat.shape[1], n * c)
+    return values, flat
 
 
 def _planes_out(y, n, c, oh, ow):
@@ -137,7 +138,7 @@ def _max(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, retur
     y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
     if not return_indices:
         return y
-    index = flat.to(x.device).gather(1, which)  # (P, N*C): the flat input position of each maximum
+    index = flat.gather(1, which)  # (P, N*C): the flat input position of each maximum
     return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
 
 
@@ -226,7 +227,7 @@ def _adaptive_pool(op, nd, input, output_size, largest, return_indices=False):
         y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
         if not return_indices:
             return y
-        index = flat.to(x.device).gather(1, which)
+        index = flat.gather(1, which)
         return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
     total = reductions._sum(values, [1], False, "sequential")
     count = (rlen.view(-1, 1) * clen.view(1, -1)).reshape(-1, 1).to(torch.float32).to(x.device)
