@@ -15,7 +15,7 @@ from .linalg import matmul
 from .reductions import sum as _sum
 from .softmax import log_softmax
 
-__all__ = ["cross_entropy"]
+__all__ = ["cross_entropy", "nll_loss"]
 
 Tensor = torch.Tensor
 _REDUCTIONS = ("none", "mean", "sum")
@@ -31,7 +31,7 @@ def _class_pick_impl(lsm: Tensor, target: Tensor, ignore_index: int) -> Tensor:
     valid = target != ignore_index
     bad = valid & ((target < 0) | (target >= C))
     if bad.any():
-        raise IndexError(f"repdl.cross_entropy: Target {target[bad][0].item()} is out of bounds.")
+        raise IndexError(f"repdl: Target {target[bad][0].item()} is out of bounds (class indices lie in [0, {C}))")
     picked = lsm.gather(-1, torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)).squeeze(-1)
     return torch.where(valid, picked, torch.zeros_like(picked))
 
@@ -61,52 +61,52 @@ _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context
                  backward=_class_pick_backward)
 
 
-def _check(input, target, weight, ignore_index, reduction, label_smoothing):
-    _checks.check_float32("cross_entropy", input=input)
-    _checks.check_tensor("cross_entropy", "target", target)
+def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
+    _checks.check_float32(op, input=input)
+    _checks.check_tensor(op, "target", target)
     if weight is not None:
-        _checks.check_tensor("cross_entropy", "weight", weight)
-    _checks.check_same_device("cross_entropy", input=input, target=target, weight=weight)
+        _checks.check_tensor(op, "weight", weight)
+    _checks.check_same_device(op, input=input, target=target, weight=weight)
     if reduction not in _REDUCTIONS:
-        raise ValueError(f"repdl.cross_entropy: {reduction!r} is not a valid value for reduction "
+        raise ValueError(f"repdl.{op}: {reduction!r} is not a valid value for reduction "
                          f"(expected one of {', '.join(_REDUCTIONS)})")
     if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real):
-        raise TypeError(f"repdl.cross_entropy: label_smoothing must be a real number, got "
+        raise TypeError(f"repdl.{op}: label_smoothing must be a real number, got "
                         f"{type(label_smoothing).__name__}")
     if label_smoothing > 1.0:  # torch's check and class
-        raise RuntimeError(f"repdl.cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"repdl.{op}: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not label_smoothing >= 0.0:  # torch accepts negative and NaN values; a smoothing weight cannot be either
-        raise ValueError(f"repdl.cross_entropy: label_smoothing must be in [0.0, 1.0], got {label_smoothing}")
+        raise ValueError(f"repdl.{op}: label_smoothing must be in [0.0, 1.0], got {label_smoothing}")
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
-        raise TypeError(f"repdl.cross_entropy: ignore_index must be an int, got {type(ignore_index).__name__}")
+        raise TypeError(f"repdl.{op}: ignore_index must be an int, got {type(ignore_index).__name__}")
     if input.dim() == 0:
-        raise RuntimeError("repdl.cross_entropy: input must have a class dimension (got a 0-d tensor)")
+        raise RuntimeError(f"repdl.{op}: input must have a class dimension (got a 0-d tensor)")
     C = input.shape[1] if input.dim() > 1 else input.shape[0]
     if weight is not None:
-        _checks.check_float32("cross_entropy", weight=weight)
+        _checks.check_float32(op, weight=weight)
         if weight.shape != (C,):
-            raise RuntimeError(f"repdl.cross_entropy: weight must have shape ({C},), got {tuple(weight.shape)}")
+            raise RuntimeError(f"repdl.{op}: weight must have shape ({C},), got {tuple(weight.shape)}")
         if weight.requires_grad and torch.is_grad_enabled():
-            raise NotImplementedError("repdl.cross_entropy: the gradient with respect to weight is not "
+            raise NotImplementedError(f"repdl.{op}: the gradient with respect to weight is not "
                                       "computed (as in torch); pass weight.detach()")
     return C
 
 
-def _class_target(input, target):
+def _class_target(op, input, target):
     """target checked against input's shape with torch's rules and classes:
     a batch-size mismatch is a ValueError, any other a RuntimeError; a 1-D
     input takes a 0-d target or one of size 1 (treated as 0-d)."""
     if input.dim() == 1:
         if target.shape not in ((), (1,)):
-            raise ValueError(f"repdl.cross_entropy: for 1D input, 1D target must have size 1, but got target "
+            raise ValueError(f"repdl.{op}: for 1D input, 1D target must have size 1, but got target "
                              f"size: {tuple(target.shape)}")
         return target.reshape(())
     if target.dim() == 0 or target.shape[0] != input.shape[0]:
-        raise ValueError(f"repdl.cross_entropy: expected input batch_size ({input.shape[0]}) to match target "
+        raise ValueError(f"repdl.{op}: expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if target.dim() else 0})")
     expected = (input.shape[0], *input.shape[2:])
     if target.shape != expected:
-        raise RuntimeError(f"repdl.cross_entropy: expected target size {list(expected)}, got {list(target.shape)} "
+        raise RuntimeError(f"repdl.{op}: expected target size {list(expected)}, got {list(target.shape)} "
                            f"for input of shape {tuple(input.shape)}")
     return target
 
@@ -121,15 +121,30 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     """torch.nn.functional.cross_entropy's arguments; class dim 1 (0 for a
     1-D input); target holds class indices (an integer tensor) or class
     probabilities (float32, the shape of input)."""
-    C = _check(input, target, weight, ignore_index, reduction, label_smoothing)
+    C = _check("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing)
     class_dim = 1 if input.dim() > 1 else 0
     lsm = log_softmax(input, class_dim).movedim(class_dim, -1)  # (..., C)
     if target.dtype.is_floating_point:
         return _probability_targets(lsm, target, weight, reduction, label_smoothing, class_dim, input)
+    return _class_loss("cross_entropy", lsm, input, target, weight, ignore_index, reduction, label_smoothing, C)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """torch.nn.functional.nll_loss: cross_entropy's class-index rule on
+    log-probabilities given directly (no log_softmax, no smoothing)."""
+    C = _check("nll_loss", input, target, weight, ignore_index, reduction, 0.0)
+    lsm = input.movedim(1 if input.dim() > 1 else 0, -1)
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"repdl.nll_loss: expected an integer target, got {target.dtype}")
+    return _class_loss("nll_loss", lsm, input, target, weight, ignore_index, reduction, 0.0, C)
+
+
+def _class_loss(op, lsm, input, target, weight, ignore_index, reduction, label_smoothing, C):
     if target.dtype == torch.bool or target.is_complex():
-        raise TypeError(f"repdl.cross_entropy: target must hold class indices (an integer tensor) or "
+        raise TypeError(f"repdl.{op}: target must hold class indices (an integer tensor) or "
                         f"float32 probabilities, got {target.dtype}")
-    target = _class_target(input, target).to(torch.int64)
+    target = _class_target(op, input, target).to(torch.int64)
     valid = target != ignore_index
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.

@@ -2,7 +2,9 @@
 prelu, hardsigmoid and hardswish, with torch's signatures
 (docs/CONTRACT.md section 6, "Piecewise-linear functions").
 
-One primitive, ``repdl::clamp``: ``a = lo if x < lo else x``, then ``hi if
+``abs`` and ``sign`` are exact (bit operations): ``abs`` clears the sign
+bit, ``sign`` is +1, -1, +0.0 (for either zero) or NaN; abs's gradient is
+``g * sign(x)``.  ``repdl::clamp``: ``a = lo if x < lo else x``, then ``hi if
 a > hi else a`` (selections, no rounding; a zero of either sign inside the
 range is kept, as torch keeps relu(-0.0) = -0.0, and NaN stays NaN).  Its
 gradient is g where lo < x < hi (torch's clamp: lo <= x <= hi), else +0.0.
@@ -18,7 +20,7 @@ from .._library import Op
 from .._scalar import fl32
 from . import _prims as P
 
-__all__ = ["clamp", "relu", "relu6", "hardtanh", "leaky_relu", "prelu", "hardsigmoid", "hardswish"]
+__all__ = ["clamp", "relu", "relu6", "hardtanh", "leaky_relu", "prelu", "hardsigmoid", "hardswish", "abs", "sign"]
 
 Tensor = torch.Tensor
 
@@ -124,3 +126,46 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """(x * relu6(x + 3)) / 6: one addition, the clamp, one product, one division."""
     x = _checks.float32_input("hardswish", input)
     return _inplace(input, P.div(P.mul(x, _clamp(P.add(x, 3.0), 0.0, 6.0, False)), 6.0), inplace)
+
+
+def _sign_of(x):
+    """+1 where x > 0, -1 where x < 0, +0.0 for zeros, NaN for NaN (exact)."""
+    one = torch.ones((), dtype=torch.float32, device=x.device)
+    zero = torch.zeros((), dtype=torch.float32, device=x.device)
+    bits = x.view(torch.int32)
+    magnitude = bits & 0x7FFFFFFF
+    s = torch.where(magnitude == 0, zero, torch.where(bits < 0, -one, one))
+    return torch.where(magnitude > 0x7F800000, torch.full_like(x, math.nan), s)
+
+
+def _abs_impl(x: Tensor) -> Tensor:
+    magnitude = (x.view(torch.int32) & 0x7FFFFFFF)
+    canonical = torch.where(magnitude > 0x7F800000, torch.full_like(magnitude, 0x7FC00000), magnitude)
+    return canonical.view(torch.float32)
+
+
+def _abs_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+
+
+def _abs_backward(ctx, g):
+    """dx = g * sign(x)."""
+    (x,) = ctx.saved_tensors
+    return P.mul(g, _sign_of(x))
+
+
+_abs = Op("abs", _abs_impl, lambda x: torch.empty_like(x), setup_context=_abs_setup, backward=_abs_backward,
+          vmap=lambda info, in_dims, x: (_abs(x), in_dims[0]))
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001  (torch's name)
+    """|x|: the sign bit cleared (exact); NaN canonical.  Gradient: g * sign(x)."""
+    _checks.check_tensor("abs", "input", input)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return torch.abs(input)  # integers: exact
+    return _abs(_checks.float32_input("abs", input))
+
+
+def sign(input: Tensor) -> Tensor:
+    """+1, -1, +0.0 (for either zero) or NaN, as float32; not differentiated (its gradient is zero)."""
+    return _sign_of(_checks.float32_input("sign", input).detach())

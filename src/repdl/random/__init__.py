@@ -18,7 +18,7 @@ Without generator= the default generator is used (repdl.manual_seed).
 from . import augment, data, init  # noqa: F401
 from ._draws import (bernoulli, normal_, rand, rand_like, randint, randn, randn_like, randperm,  # noqa: F401
                      trunc_normal_, uniform_)
-from ._dropout import dropout, dropout_mask  # noqa: F401
+from ._dropout import dropout, dropout1d, dropout2d, dropout3d, dropout_mask  # noqa: F401
 from ._generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: F401
                          set_rng_state)
 from .augment import random_crop, random_horizontal_flip  # noqa: F401
@@ -26,5 +26,5 @@ from .data import RandomSampler  # noqa: F401
 
 __all__ = ["Generator", "default_generator", "manual_seed", "initial_seed", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint", "randperm", "bernoulli", "uniform_", "normal_", "trunc_normal_",
-           "rand_like", "randn_like", "dropout", "dropout_mask", "RandomSampler", "random_crop",
+           "rand_like", "randn_like", "dropout", "dropout1d", "dropout2d", "dropout3d", "dropout_mask", "RandomSampler", "random_crop",
            "random_horizontal_flip", "init", "data", "augment"]

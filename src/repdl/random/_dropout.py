@@ -11,10 +11,11 @@ regenerates the same mask from the saved (seed, offset): grad_x = grad_y *
 """
 import torch
 
+from ..ops import _prims
 from . import _args
 from ._draws import threshold, _probability
 
-__all__ = ["dropout", "dropout_mask"]
+__all__ = ["dropout", "dropout_mask", "dropout1d", "dropout2d", "dropout3d"]
 
 
 def scale(p: float) -> float:
@@ -86,3 +87,38 @@ def dropout_mask(size, p=0.5, *, generator=None, device=None):
     n = _args.numel(shape)
     seed, offset = g._reserve(_args.blocks(n, 4))
     return _args.backend(dev).keep_mask(seed, offset, n, threshold(p), dev).view(shape)
+
+
+def _feature_dropout(op, nd, input, p, training, inplace, generator):
+    """Channel dropout: one draw per (sample, channel) of input (N, C, *) or
+    (C, *) with nd spatial dims; element i of the draw scales channel i's
+    values: y = x * (s if kept else 0.0), one multiplication each."""
+    _args.float32_tensor(op, "input", input)
+    p = _probability(op, p, ValueError)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"repdl.random.{op}: expected {nd + 1}D or {nd + 2}D input, got shape {tuple(input.shape)}")
+    if not training:
+        return input
+    channels = input.shape[:input.dim() - nd]
+    scale_per_channel = dropout(torch.ones(channels, dtype=torch.float32, device=input.device), p, True,
+                                generator=generator)
+    y = _prims.mul(input, scale_per_channel.reshape(*channels, *([1] * nd)))
+    if inplace:
+        input.copy_(y)
+        return input
+    return y
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout1d from RepDL's stream: whole channels of (N, C, L)."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace, generator)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout2d from RepDL's stream: whole channels of (N, C, H, W)."""
+    return _feature_dropout("dropout2d", 2, input, p, training, inplace, generator)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout3d from RepDL's stream: whole channels of (N, C, D, H, W)."""
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace, generator)

@@ -1,0 +1,85 @@
+"""scaled_dot_product_attention (docs/CONTRACT.md, "Attention"), with
+torch.nn.functional's signature.
+
+    s = matmul(q, k^T)        one fma chain over the head dim per score
+    s = s * fl32(scale)       scale = 1 / sqrt(E) in Python float unless given
+    s = s + mask              a float mask: one addition
+    s = where(mask, s, -inf)  a bool mask (True keeps), or is_causal's lower triangle
+    p = softmax(s, -1)        the softmax family's rule
+    p = dropout(p, dropout_p) RepDL's stream, when dropout_p > 0
+    out = matmul(p, v)        one fma chain over the key positions per element
+
+A query row whose keys are all masked has s = -inf throughout, so its
+softmax is NaN (contract section 4) and so is its output.  With
+enable_gqa, Hq = G * Hkv query heads share each key/value head: the
+products broadcast the key and value heads, so their gradients are single
+chains over the G sharing heads and the positions (the matmul rule).
+"""
+import math
+import numbers
+
+import torch
+
+from .. import _checks
+from .. import random as _random
+from .._scalar import fl32
+from . import _prims as P
+from . import linalg, softmax as _softmax
+
+__all__ = ["scaled_dot_product_attention"]
+
+Tensor = torch.Tensor
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False, *, generator=None) -> Tensor:
+    """torch.nn.functional.scaled_dot_product_attention; generator= picks
+    the RepDL stream the dropout draws from (the default generator otherwise)."""
+    op = "scaled_dot_product_attention"
+    _checks.check_float32(op, query=query, key=key, value=value)
+    _checks.check_same_device(op, query=query, key=key, value=value)
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"repdl.{op}: query, key and value need at least 2 dims")
+    e, length, source = query.shape[-1], query.shape[-2], key.shape[-2]
+    if key.shape[-1] != e or value.shape[-2] != source:
+        raise RuntimeError(f"repdl.{op}: shapes query {tuple(query.shape)}, key {tuple(key.shape)} and value "
+                           f"{tuple(value.shape)} do not match")
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, numbers.Real) or not 0.0 <= dropout_p <= 1.0:
+        raise RuntimeError(f"repdl.{op}: dropout_p must be in [0, 1], got {dropout_p!r}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(f"repdl.{op}: is_causal=True cannot be combined with an explicit attn_mask")
+    if scale is None:
+        scale = 1.0 / math.sqrt(e) if e else 1.0
+    elif isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"repdl.{op}: scale must be a real number, got {type(scale).__name__}")
+    q, k, v = query, key, value
+    groups = 1
+    if enable_gqa and q.dim() >= 3 and q.shape[-3] != k.shape[-3]:
+        hq, hk = q.shape[-3], k.shape[-3]
+        if hq % hk or v.shape[-3] != hk:
+            raise RuntimeError(f"repdl.{op}: {hq} query heads cannot share {hk} key/value heads")
+        groups = hq // hk
+        q = q.reshape(*q.shape[:-3], hk, groups, length, e)
+        k, v = k.unsqueeze(-3), v.unsqueeze(-3)
+    s = P.mul(linalg.matmul(q, k.transpose(-1, -2)), fl32(scale))
+    if groups > 1:
+        s = s.reshape(*s.shape[:-4], s.shape[-4] * groups, length, source)
+    if is_causal:
+        attn_mask = torch.ones(length, source, dtype=torch.bool, device=q.device).tril()
+    if attn_mask is not None:
+        if not isinstance(attn_mask, Tensor):
+            raise TypeError(f"repdl.{op}: attn_mask must be a tensor, got {type(attn_mask).__name__}")
+        if attn_mask.dtype == torch.bool:
+            s = torch.where(attn_mask, s, torch.full((), -math.inf, dtype=torch.float32, device=s.device))
+        else:
+            _checks.check_float32(op, attn_mask=attn_mask)
+            s = P.add(s, attn_mask)
+    p = _softmax.softmax(s, -1)
+    if dropout_p > 0.0:
+        p = _random.dropout(p, dropout_p, True, generator=generator)
+    if groups > 1:
+        p = p.reshape(*p.shape[:-3], p.shape[-3] // groups, groups, length, source)
+    out = linalg.matmul(p, v)
+    if groups > 1:
+        out = out.reshape(*out.shape[:-4], out.shape[-4] * groups, length, out.shape[-1])
+    return out
