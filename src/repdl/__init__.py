@@ -9,6 +9,7 @@ from . import _native, backends, ops, testing  # noqa: F401
 from ._native import isa, set_isa  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from . import random  # noqa: F401
+from . import nn  # noqa: F401
 from .random import manual_seed  # noqa: F401
 
 __version__ = "0.1.0"

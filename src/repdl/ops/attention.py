@@ -61,25 +61,40 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         groups = hq // hk
         q = q.reshape(*q.shape[:-3], hk, groups, length, e)
         k, v = k.unsqueeze(-3), v.unsqueeze(-3)
-    s = P.mul(linalg.matmul(q, k.transpose(-1, -2)), fl32(scale))
     if groups > 1:
-        s = s.reshape(*s.shape[:-4], s.shape[-4] * groups, length, source)
+        out, _ = attention(q, k, v, _mask_fn(attn_mask, is_causal, length, source, q.device, op, groups), dropout_p,
+                           scale, generator)
+        return out.reshape(*out.shape[:-4], out.shape[-4] * groups, length, out.shape[-1])
+    return attention(q, k, v, _mask_fn(attn_mask, is_causal, length, source, q.device, op, 1), dropout_p, scale,
+                     generator)[0]
+
+
+def _mask_fn(attn_mask, is_causal, length, source, device, op, groups):
+    """The masking step as a function of the scores: where(mask, s, -inf) for
+    a bool mask (True keeps) or the causal triangle, s + mask for a float one."""
     if is_causal:
-        attn_mask = torch.ones(length, source, dtype=torch.bool, device=q.device).tril()
-    if attn_mask is not None:
-        if not isinstance(attn_mask, Tensor):
-            raise TypeError(f"repdl.{op}: attn_mask must be a tensor, got {type(attn_mask).__name__}")
-        if attn_mask.dtype == torch.bool:
-            s = torch.where(attn_mask, s, torch.full((), -math.inf, dtype=torch.float32, device=s.device))
-        else:
-            _checks.check_float32(op, attn_mask=attn_mask)
-            s = P.add(s, attn_mask)
+        attn_mask = torch.ones(length, source, dtype=torch.bool, device=device).tril()
+    if attn_mask is None:
+        return None
+    if not isinstance(attn_mask, Tensor):
+        raise TypeError(f"repdl.{op}: attn_mask must be a tensor, got {type(attn_mask).__name__}")
+    if attn_mask.dtype != torch.bool:
+        _checks.check_float32(op, attn_mask=attn_mask)
+    if groups > 1 and attn_mask.dim() >= 3 and attn_mask.shape[-3] != 1:  # per query head: split like the scores
+        attn_mask = attn_mask.reshape(*attn_mask.shape[:-3], attn_mask.shape[-3] // groups, groups, length, source)
+    if attn_mask.dtype == torch.bool:
+        minus_inf = torch.full((), -math.inf, dtype=torch.float32, device=device)
+        return lambda s: torch.where(attn_mask, s, minus_inf)
+    return lambda s: P.add(s, attn_mask)
+
+
+def attention(q, k, v, mask_fn, dropout_p, scale, generator=None):
+    """(out, p): the contract's steps above, with the masking step given as
+    a function of the scores (None: no mask)."""
+    s = P.mul(linalg.matmul(q, k.transpose(-1, -2)), fl32(scale))
+    if mask_fn is not None:
+        s = mask_fn(s)
     p = _softmax.softmax(s, -1)
     if dropout_p > 0.0:
         p = _random.dropout(p, dropout_p, True, generator=generator)
-    if groups > 1:
-        p = p.reshape(*p.shape[:-3], p.shape[-3] // groups, groups, length, source)
-    out = linalg.matmul(p, v)
-    if groups > 1:
-        out = out.reshape(*out.shape[:-4], out.shape[-4] * groups, length, out.shape[-1])
-    return out
+    return linalg.matmul(p, v), p

@@ -19,7 +19,8 @@ from . import _args
 from ._draws import normal_, trunc_normal_, uniform_  # noqa: F401  (trunc_normal_: re-exported)
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "reset_parameters_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "reset_parameters_",
+           "init_module_"]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 _SQRT5 = math.sqrt(5.0)
@@ -323,4 +324,19 @@ def reset_parameters_(module, generator=None, *, strict=True):
     with torch.no_grad():
         for step in steps:
             step(g)
+    return module
+
+
+def init_module_(module, generator=None):
+    """The default initialisation of one module of a known type (the rules
+    above): its own parameters only (MultiheadAttention: its out_proj too).
+    repdl.nn's layers call it from reset_parameters.  Returns module."""
+    fn = _rule(module)
+    if fn is None:
+        raise TypeError(f"repdl.random.init.init_module_: no default initialisation is known for "
+                        f"{type(module).__name__}")
+    _check_params(module, recurse=isinstance(module, _SUBTREE))
+    g = _args.generator("init.init_module_", generator)
+    with torch.no_grad():
+        fn(module, g)
     return module

@@ -1,0 +1,48 @@
+"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (every padding_mode of
+torch: zeros, reflect, replicate, circular)."""
+from torch import nn
+
+from ...ops import conv as _conv
+from ...random import init
+from .. import functional as F
+
+
+class _ConvInit:
+    def reset_parameters(self):
+        init.init_module_(self)
+
+
+class Conv1d(_ConvInit, nn.Conv1d):
+    """torch.nn.Conv1d with RepDL's convolution."""
+
+    def forward(self, input):
+        return _conv._conv("conv1d", 1, input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                           self.groups, self.padding_mode)
+
+
+class Conv2d(_ConvInit, nn.Conv2d):
+    """torch.nn.Conv2d with RepDL's convolution."""
+
+    def forward(self, input):
+        return _conv._conv("conv2d", 2, input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                           self.groups, self.padding_mode)
+
+
+class ConvTranspose1d(_ConvInit, nn.ConvTranspose1d):
+    """torch.nn.ConvTranspose1d with RepDL's transposed convolution."""
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1,
+                                              self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvInit, nn.ConvTranspose2d):
+    """torch.nn.ConvTranspose2d with RepDL's transposed convolution."""
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
+                                              self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
