@@ -86,6 +86,24 @@ CASES = {
     "adaptive_avg_pool2d": (lambda a: repdl.adaptive_avg_pool2d(a, (2, 3)), lambda x: (x.reshape(2, 2, 3, 4),)),
     "adaptive_max_pool1d": (lambda a: repdl.adaptive_max_pool1d(a, 3), lambda x: (x.reshape(2, 3, 8),)),
     "adaptive_max_pool2d": (lambda a: repdl.adaptive_max_pool2d(a, (2, 3)), lambda x: (x.reshape(2, 2, 3, 4),)),
+    "nll_loss": (lambda a, t: repdl.nll_loss(a, t, ignore_index=2, reduction="none"),
+                 lambda x: (x, torch.tensor([3, 4, 5, 0, 0, 1, 2, 2]))),
+    "mse_loss": (repdl.mse_loss, _xy),
+    "l1_loss": (lambda a, b: repdl.l1_loss(a, b, reduction="sum"), _xy),
+    "smooth_l1_loss": (lambda a, b: repdl.smooth_l1_loss(a, b, reduction="none", beta=0.3), _xy),
+    "huber_loss": (lambda a, b: repdl.huber_loss(a, b, delta=0.2), _xy),
+    "binary_cross_entropy": (repdl.binary_cross_entropy, lambda x: (x * 0.1 + 0.5, x.flip(0) * 0.2 + 0.5)),
+    "binary_cross_entropy_with_logits": (lambda a, t, w: repdl.binary_cross_entropy_with_logits(a, t, pos_weight=w),
+                                         lambda x: (x, x.flip(0) * 0.2 + 0.5, x[0].abs())),
+    "kl_div": (lambda a, t: repdl.kl_div(a, t, reduction="batchmean"), lambda x: (x, x.flip(0) * 0.2 + 0.5)),
+    "cosine_embedding_loss": (lambda a, b, y: repdl.cosine_embedding_loss(a, b, y, 0.1),
+                              lambda x: (x, x.flip(0), TARGET % 2 * 2 - 1)),
+    "margin_ranking_loss": (lambda a, b, y: repdl.margin_ranking_loss(a, b, y, 0.1),
+                            lambda x: (x[0], x[1], (TARGET[:6] % 2 * 2 - 1).float())),
+    "embedding": (lambda i, w: repdl.embedding(i, w, padding_idx=2), lambda x: (TARGET.reshape(2, 4), x)),
+    "scaled_dot_product_attention": (lambda q, k, v: repdl.scaled_dot_product_attention(q, k, v, is_causal=True),
+                                     lambda x: (x.reshape(2, 4, 6), x.flip(0).reshape(2, 4, 6), x.flip(1).reshape(2, 4, 6))),
+    "sign": (repdl.sign, _x),
 }
 # The rest are unary functions of one tensor.
 for _name in repdl.ops.__all__:
@@ -112,8 +130,14 @@ VARIANTS = {
     "max_pool2d:ceil": (lambda a: repdl.max_pool2d(a, 2, 2, ceil_mode=True, return_indices=True),
                         lambda x: (x.reshape(2, 2, 3, 4),)),
     "batch_norm:eval": (lambda a, m, v: repdl.batch_norm(a, m, v), lambda x: (x.reshape(4, 2, 6), x[0, :2], x[1, :2].abs())),
+    "kl_div:log_target": (lambda a, t: repdl.kl_div(a, t, log_target=True), _xy),
+    "scaled_dot_product_attention:gqa_mask": (
+        lambda q, k, v, m: repdl.scaled_dot_product_attention(q, k, v, m, enable_gqa=True, scale=0.7),
+        lambda x: (x.reshape(1, 4, 2, 6), x[:4].reshape(1, 2, 2, 6), x[4:].reshape(1, 2, 2, 6), x[:2, :2])),
 }
 ALL = {**CASES, **VARIANTS}
+# Ops that refuse a NaN input, as torch does (its probabilities must lie in [0, 1]).
+REJECTS_NAN = {"binary_cross_entropy"}
 
 
 def outputs(result):

@@ -18,7 +18,7 @@ from repdl.verify import pattern
 from public_ops import ALL, CASES, TARGET, outputs
 from values import SPECIALS, sprinkle
 
-NOT_DIFFERENTIABLE = {"argmax", "argmin", "dropout"}  # dropout: tested in test_random_api with its own stream
+NOT_DIFFERENTIABLE = {"argmax", "argmin", "sign", "dropout"}  # dropout: tested in test_random_api with its own stream
 DIFFERENTIABLE = sorted(n for n in ALL if n not in NOT_DIFFERENTIABLE)
 
 # The same call in float64 torch, for the accuracy check.
@@ -63,6 +63,19 @@ TORCH = {
     "adaptive_avg_pool2d": lambda a: F.adaptive_avg_pool2d(a, (2, 3)),
     "adaptive_max_pool1d": lambda a: F.adaptive_max_pool1d(a, 3),
     "adaptive_max_pool2d": lambda a: F.adaptive_max_pool2d(a, (2, 3)),
+    "nll_loss": lambda a, t: F.nll_loss(a, t, ignore_index=2, reduction="none"), "mse_loss": F.mse_loss,
+    "l1_loss": lambda a, b: F.l1_loss(a, b, reduction="sum"),
+    "smooth_l1_loss": lambda a, b: F.smooth_l1_loss(a, b, reduction="none", beta=0.3),
+    "huber_loss": lambda a, b: F.huber_loss(a, b, delta=0.2), "binary_cross_entropy": F.binary_cross_entropy,
+    "binary_cross_entropy_with_logits": lambda a, t, w: F.binary_cross_entropy_with_logits(a, t, pos_weight=w),
+    "kl_div": lambda a, t: F.kl_div(a, t, reduction="batchmean"),
+    "kl_div:log_target": lambda a, t: F.kl_div(a, t, log_target=True),
+    "cosine_embedding_loss": lambda a, b, y: F.cosine_embedding_loss(a, b, y, 0.1),
+    "margin_ranking_loss": lambda a, b, y: F.margin_ranking_loss(a, b, y, 0.1),
+    "embedding": lambda i, w: F.embedding(i, w, padding_idx=2),
+    "scaled_dot_product_attention": lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    "scaled_dot_product_attention:gqa_mask":
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, enable_gqa=True, scale=0.7),
 }
 _DOMAIN_POSITIVE = {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"}
 
@@ -77,7 +90,8 @@ def base(name):
 def grad_args(name, args):
     """The float32 inputs of a case, as leaves that require grad (the class
     weight of cross_entropy is not differentiated, as in torch)."""
-    skip = {"cross_entropy:weighted_mean": {2}, "batch_norm:eval": {1, 2}}.get(name, set())
+    skip = {"cross_entropy:weighted_mean": {2}, "batch_norm:eval": {1, 2},
+            "binary_cross_entropy_with_logits": {2}}.get(name, set())
     return [a.detach().clone().requires_grad_(a.dtype == torch.float32 and i not in skip)
             for i, a in enumerate(args)]
 

@@ -25,7 +25,7 @@ from typing import List, Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op, vmap_by_loop
+from .._library import Op
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
 from . import _prims as P
@@ -99,7 +99,6 @@ _normalize = Op("normalize", _normalize_impl, _normalize_fake, setup_context=_no
                 backward=_normalize_backward)
 _rms_normalize = Op("rms_normalize", _rms_normalize_impl, _rms_normalize_fake, setup_context=_rms_normalize_setup,
                     backward=_rms_normalize_backward)
-_normalize.function.vmap = staticmethod(vmap_by_loop(_normalize))
 
 
 # ---- arguments -------------------------------------------------------------------------------
