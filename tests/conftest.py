@@ -6,7 +6,7 @@ import torch
 import repdl
 from repdl import _C
 
-ISAS = [isa for isa in ("generic", "avx2") if _C.isa_supported(isa)]
+ISAS = [isa for isa in ("generic", "avx2", "avx512") if _C.isa_supported(isa)]
 
 
 @pytest.fixture(params=ISAS)

@@ -87,6 +87,19 @@ def test_mm_thread_count_invariant(m, n, k, gen, isa):
         assert_bitwise_equal(r, results[0])
 
 
+# Shapes that reach every tile of every instruction set's row (csrc/gemm/
+# config.cpp: AVX-512 picks 6x64 for n <= 64, 12x32 for m < 128, 8x48
+# otherwise) with several K blocks, N beyond one N block (3072) and
+# partial tiles on both edges.
+@pytest.mark.parametrize("m,n,k", [(131, 50, 300), (5, 3100, 270), (141, 3101, 200), (97, 64, 129)])
+def test_every_tile_of_every_row(m, n, k, gen, isa):
+    a = wide(m, k, gen=gen, spread=2)
+    b = wide(k, n, gen=gen, spread=2)
+    want = ref.matmul(a, b)
+    assert_bitwise_equal(repdl.mm(a, b), want)
+    assert_bitwise_equal(repdl.mm(a.t().contiguous().t(), b.t().contiguous().t()), want, "column-major operands")
+
+
 @pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((5, 2, 3), (3, 4)),
                                    ((2, 3), (6, 3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)),
                                    ((2, 3, 4), (4,))])

@@ -69,7 +69,7 @@ def check_all_paths(name, xbits, want, label):
     """Elementwise function `name` on inputs `xbits` gives the bits `want` on
     both C++ rows and the reference backend."""
     x = f32(xbits)
-    for isa in ("generic", "avx2"):
+    for isa in ("generic", "avx2", "avx512"):
         if not _C.isa_supported(isa):
             continue
         saved = repdl.isa()

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int64_t kGrain = int64_t{1} << 15;  // elements per thread, at least
 
-const Rows& rows() { return active_isa() == Isa::avx2 ? kAvx2Rows : kGenericRows; }
+const Rows& rows() { return avx2_active() ? kAvx2Rows : kGenericRows; }
 
 // Drops size-1 dims and merges neighbours that every input walks as one
 // (the dense output always does), so a dense or simply broadcast operation

@@ -8,11 +8,16 @@
 
 namespace repdl {
 
-enum class Isa { generic = 0, avx2 = 1 };
+// Ordered: every row a family has for an instruction set also serves the
+// ones above it (the AVX2 rows run where AVX-512 is active) until that
+// family gets a row of its own.
+enum class Isa { generic = 0, avx2 = 1, avx512 = 2 };
 
 // The instruction set kernels use now.
 Isa active_isa();
-// Name of an instruction set ("generic", "avx2").
+// Whether the active instruction set includes AVX2+FMA (avx2 or avx512).
+inline bool avx2_active() { return active_isa() >= Isa::avx2; }
+// Name of an instruction set ("generic", "avx2", "avx512").
 const char* isa_name(Isa isa);
 // Whether this CPU can run `isa`.
 bool isa_supported(Isa isa);

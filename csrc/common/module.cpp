@@ -28,7 +28,7 @@ PyObject* py_set_isa(PyObject*, PyObject* arg) {
   if (!repdl::set_isa(name)) {
     PyErr_Format(PyExc_ValueError,
                  "instruction set '%s' is unknown or not supported by this CPU "
-                 "(known: auto, generic, avx2)", name);
+                 "(known: auto, generic, avx2, avx512)", name);
     return nullptr;
   }
   Py_RETURN_NONE;
@@ -40,6 +40,7 @@ PyObject* py_isa_supported(PyObject*, PyObject* arg) {
   bool ok = false;
   if (std::string_view(name) == "generic") ok = repdl::isa_supported(repdl::Isa::generic);
   else if (std::string_view(name) == "avx2") ok = repdl::isa_supported(repdl::Isa::avx2);
+  else if (std::string_view(name) == "avx512") ok = repdl::isa_supported(repdl::Isa::avx512);
   return PyBool_FromLong(ok);
 }
 
@@ -73,7 +74,7 @@ PyObject* py_ieee_exit(PyObject*, PyObject*) {
 
 const PyMethodDef kCommonMethods[] = {
     {"isa", py_isa, METH_NOARGS, "Instruction set the kernels use now."},
-    {"set_isa", py_set_isa, METH_O, "Select the instruction set by name (auto, generic, avx2)."},
+    {"set_isa", py_set_isa, METH_O, "Select the instruction set by name (auto, generic, avx2, avx512)."},
     {"isa_supported", py_isa_supported, METH_O, "Whether this CPU can run the named instruction set."},
     {"max_threads", py_max_threads, METH_NOARGS, "Threads an OpenMP region would use now."},
     {"ieee_enter", py_ieee_enter, METH_NOARGS, "IEEE default FP environment on this thread and the OpenMP pool."},

@@ -8,7 +8,7 @@
 namespace repdl {
 namespace elementwise {
 namespace {
-bool use_avx2() { return active_isa() == Isa::avx2; }
+bool use_avx2() { return avx2_active(); }
 constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
 }  // namespace
 

@@ -17,16 +17,38 @@ const Config kGeneric = {"sgemm_generic_ref_4x8", 4, 8, 256, 128, 2048,
 // chains cover the 4-cycle fma latency at 2 fmas per cycle.  kc*nr*4 bytes
 // = 16 KiB of B micro-panel fits in the 32 KiB L1D; mc*kc*4 = 144 KiB of A
 // block sits in a 512 KiB-1 MiB L2.
+// AVX-512F (Skylake-X and later, Zen 4): three tiles of 24 zmm of C
+// (ukernel_avx512.cpp); B micro-panels of kc*nr*4 = 32-36 KiB stay in a
+// 48 KiB L1D, A blocks of 144-240 KiB in a 1-2 MiB L2.
 #if defined(__x86_64__) || defined(__i386__)
 const Config kAvx2 = {"sgemm_avx2_fma_6x16", 6, 16, 256, 144, 3072,
                       sgemm_avx2_fma_6x16, pack_a_avx2_6, pack_b_avx2_16, 8};
+const Config kAvx512Wide = {"sgemm_avx512_fma_8x48", 8, 48, 192, 192, 3072,
+                            sgemm_avx512_fma_8x48, pack_a_avx512_8, pack_b_avx512_48, 0};
+const Config kAvx512Narrow = {"sgemm_avx512_fma_6x64", 6, 64, 128, 192, 3072,
+                              sgemm_avx512_fma_6x64, pack_a_avx2_6, pack_b_avx512_64, 8};
+const Config kAvx512Short = {"sgemm_avx512_fma_12x32", 12, 32, 256, 240, 3072,
+                             sgemm_avx512_fma_12x32, pack_a_avx512_12, pack_b_avx512_32, 4};
 #else
 const Config& kAvx2 = kGeneric;  // never selected: isa_supported(avx2) is false
+const Config& kAvx512Wide = kGeneric;
+const Config& kAvx512Narrow = kGeneric;
+const Config& kAvx512Short = kGeneric;
 #endif
 
 }  // namespace
 
-const Config& config(Isa isa) { return isa == Isa::avx2 ? kAvx2 : kGeneric; }
+const Config& config(Isa isa, int64_t m, int64_t n) {
+  switch (isa) {
+    case Isa::avx512:
+      // (measured on the shapes of bench_gemm and of convolution layers)
+      if (n <= 64) return kAvx512Narrow;
+      if (m < 128) return kAvx512Short;
+      return kAvx512Wide;
+    case Isa::avx2: return kAvx2;
+    default: return kGeneric;
+  }
+}
 
 }  // namespace gemm
 }  // namespace repdl

@@ -15,7 +15,7 @@ namespace repdl {
 namespace gemm {
 namespace {
 
-constexpr int kMaxTile = 8 * 32;  // floats; bounds mr*nr of every Config row
+constexpr int kMaxTile = 16 * 32;  // floats; bounds mr*nr of every Config row
 
 // The threads working on one GEMM; a team of one skips all barriers, so the
 // same driver serves a thread that owns whole matrices of a batch.  A team
@@ -146,20 +146,20 @@ void run(const Problem& p, const Batch& batch) {
       for (int64_t i = 0; i < p.m; ++i) std::fill_n(p.c + t * p.m * p.ldc + i * p.ldc, p.n, 0.0f);
     return;
   }
-  if ((p.m == 1 || p.n == 1) && !p.accumulate) {
+  if (p.m == 1 || (p.n == 1 && p.ldc == 1)) {
     // One row or one column of C: each element is an fma chain against a
     // single vector, so packing (which only pays for reuse) is skipped and
     // the operand matrix is streamed once by the reduction kernels.
     for (int64_t t = 0; t < nb; ++t) {
       const Problem q = entry(p, batch, t);
       if (q.m == 1)
-        reduce::dot({q.b.p, 1, 0, q.n, q.b.cs, q.k, q.b.rs}, q.a.p, q.a.cs, q.c);
+        reduce::dot({q.b.p, 1, 0, q.n, q.b.cs, q.k, q.b.rs}, q.a.p, q.a.cs, q.c, p.accumulate);
       else
-        reduce::dot({q.a.p, 1, 0, q.m, q.a.rs, q.k, q.a.cs}, q.b.p, q.b.rs, q.c);
+        reduce::dot({q.a.p, 1, 0, q.m, q.a.rs, q.k, q.a.cs}, q.b.p, q.b.rs, q.c, p.accumulate);
     }
     return;
   }
-  const Config& cfg = config(active_isa());
+  const Config& cfg = config(active_isa(), p.m, p.n);
   const int64_t flops = 2 * p.m * p.n * p.k;
   const int threads = threads_for(flops * nb, kFlopsPerThread);
   const size_t bpack_floats = static_cast<size_t>(cfg.kc * ceil_div(std::min(cfg.nc, p.n), cfg.nr) * cfg.nr);

@@ -43,7 +43,9 @@ struct Config {
   int64_t pack_slack;  // floats a packer may write past the end of its block
 };
 
-const Config& config(Isa isa);
+// The row for an instruction set and a product of m x n (rows may hold
+// several tiles; every tile computes the same chains).
+const Config& config(Isa isa, int64_t m, int64_t n);
 
 // A strided float32 matrix operand.
 struct Operand {
@@ -79,9 +81,17 @@ void run(const Problem& p, const Batch& batch);
 // Micro-kernels (one file each) and ISA-specific packers.
 void sgemm_generic_ref_4x8(int64_t, const float*, const float*, float*, int64_t, bool, bool);
 void sgemm_avx2_fma_6x16(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_8x48(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_6x64(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_12x32(int64_t, const float*, const float*, float*, int64_t, bool, bool);
 void pack_a_avx2_6(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
 void pack_b_avx2_16(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1,
                     float* dst);
+void pack_a_avx512_8(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
+void pack_a_avx512_12(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
+void pack_b_avx512_32(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1, float* dst);
+void pack_b_avx512_48(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1, float* dst);
+void pack_b_avx512_64(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1, float* dst);
 
 }  // namespace gemm
 }  // namespace repdl

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int64_t kChunk = 256;  // blocks per chunk in the loops below
 
-const Row& active_row() { return active_isa() == Isa::avx2 ? avx2::row() : generic::row(); }
+const Row& active_row() { return avx2_active() ? avx2::row() : generic::row(); }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

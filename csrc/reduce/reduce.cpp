@@ -68,7 +68,7 @@ float pairsum_line_parallel(const Kernels& k, const float* x, int64_t n, int thr
 
 const Kernels& kernels(Isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa == Isa::avx2) return kAvx2Kernels;
+  if (isa >= Isa::avx2) return kAvx2Kernels;
 #endif
   (void)isa;
   return kGenericKernels;
@@ -109,12 +109,12 @@ void sumprod(const View& a, const float* b, float* out) {
   });
 }
 
-void dot(const View& v, const float* vec, int64_t vec_stride, float* out) {
+void dot(const View& v, const float* vec, int64_t vec_stride, float* out, bool accumulate) {
   const Kernels& k = kernels(active_isa());
   for_segments(v, [&](const Segment& s, int64_t p) {
-    if (s.sr == 1) k.dot_rows(s, vec, vec_stride, out + p);
-    else if (s.s0 == 1) k.dot_cols(s, vec, vec_stride, out + p);
-    else kGenericKernels.dot_rows(s, vec, vec_stride, out + p);
+    if (s.sr == 1) k.dot_rows(s, vec, vec_stride, out + p, accumulate);
+    else if (s.s0 == 1) k.dot_cols(s, vec, vec_stride, out + p, accumulate);
+    else kGenericKernels.dot_rows(s, vec, vec_stride, out + p, accumulate);
   });
 }
 

@@ -43,9 +43,10 @@ struct Kernels {
   // a's layout, its segment starting at b_base.
   void (*sumprod_rows)(const Segment& a, const float* b_base, float* out);
   void (*sumprod_cols)(const Segment& a, const float* b_base, float* out);
-  // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride])
-  void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out);
-  void (*dot_cols)(const Segment&, const float* v, int64_t v_stride, float* out);
+  // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride]),
+  // starting from +0.0 or, with accumulate, continuing from out[i]
+  void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out, bool accumulate);
+  void (*dot_cols)(const Segment&, const float* v, int64_t v_stride, float* out, bool accumulate);
   // value and first index of the maximum (is_min: minimum) of each output
   void (*extremum_rows)(const Segment&, bool is_min, float* value, int64_t* index);
   void (*extremum_cols)(const Segment&, bool is_min, float* value, int64_t* index);
@@ -68,8 +69,9 @@ void sqdev(const View& v, const float* mean, float* out);
 // starting at b.
 void sumprod(const View& a, const float* b, float* out);
 // out = fmachain(x line, v) for every line: matrix-vector products (the
-// gemv shapes of mm, M == 1 or N == 1), v read at v[r * v_stride].
-void dot(const View& v, const float* vec, int64_t vec_stride, float* out);
+// gemv shapes of mm, M == 1 or N == 1), v read at v[r * v_stride]; with
+// accumulate each chain continues from the value already in out.
+void dot(const View& v, const float* vec, int64_t vec_stride, float* out, bool accumulate = false);
 // First index of the maximum (is_min: minimum); NaN beats every number.
 void extremum(const View& v, bool is_min, float* value, int64_t* index);
 

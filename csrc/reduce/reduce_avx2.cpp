@@ -39,13 +39,14 @@ struct Rows8 {
 // G groups of 8 rows at once: independent chains overlap in the pipeline.
 // step(first, acc, x, r) continues the chains of outputs first..first+7 with
 // their elements at reduced index r (lane q: output first + q).
+// With accumulate, the chains continue from the values already in out.
 template <int G, class Step>
-void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 init) {
+void rows_groups(const Segment& s, int64_t first, float* out, Step step, bool accumulate) {
   Rows8 rows[G];
   __m256 acc[G];
   for (int g = 0; g < G; ++g) {
     rows[g].start(s, first + 8 * g);
-    acc[g] = init;
+    acc[g] = accumulate ? _mm256_loadu_ps(out + first + 8 * g) : _mm256_setzero_ps();
   }
   int64_t k = 0;
   for (; k + 8 <= s.R; k += 8)
@@ -60,10 +61,10 @@ void rows_groups(const Segment& s, int64_t first, float* out, Step step, __m256 
 }
 
 template <class Step>
-int64_t rows_all_groups(const Segment& s, float* out, Step step) {
+int64_t rows_all_groups(const Segment& s, float* out, Step step, bool accumulate = false) {
   int64_t i = 0;
-  for (; i + 16 <= s.n; i += 16) rows_groups<2>(s, i, out, step, _mm256_setzero_ps());
-  for (; i + 8 <= s.n; i += 8) rows_groups<1>(s, i, out, step, _mm256_setzero_ps());
+  for (; i + 16 <= s.n; i += 16) rows_groups<2>(s, i, out, step, accumulate);
+  for (; i + 8 <= s.n; i += 8) rows_groups<1>(s, i, out, step, accumulate);
   return i;
 }
 
@@ -165,11 +166,11 @@ void sumprod_rows_avx2(const Segment& s, const float* b, float* out) {
   if (i < s.n) sumprod_any(tail(s, i), b + i * s.s0, out + i);
 }
 
-void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out) {
+void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out, bool accumulate) {
   const int64_t i = rows_all_groups(a, out, [&](int64_t, __m256 acc, __m256 x, int64_t r) {
     return _mm256_fmadd_ps(x, _mm256_broadcast_ss(v + r * v_stride), acc);
-  });
-  if (i < a.n) dot_any(tail(a, i), v, v_stride, out + i);
+  }, accumulate);
+  if (i < a.n) dot_any(tail(a, i), v, v_stride, out + i, accumulate);
 }
 
 // One contiguous line: the value of the maximum (minimum) does not depend on

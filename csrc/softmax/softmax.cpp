@@ -19,7 +19,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
 #if defined(__x86_64__) || defined(__i386__)
-  const auto group_kernel = active_isa() == Isa::avx2 ? process_group_avx2 : process_group_generic;
+  const auto group_kernel = avx2_active() ? process_group_avx2 : process_group_generic;
 #else
   const auto group_kernel = process_group_generic;
 #endif

@@ -1,7 +1,7 @@
 """Loads the C++ kernels (repdl._C) and applies REPDL_ISA.
 
 REPDL_ISA chooses the kernel instruction set: ``auto`` (default: the best
-this CPU runs), ``avx2`` or ``generic``.  Every choice computes the same
+this CPU runs), ``avx512``, ``avx2`` or ``generic``.  Every choice computes the same
 bits; ``generic`` exists so that anyone can prove it.  An unknown or
 unsupported value is an error, never a silent fallback.
 """
@@ -11,7 +11,7 @@ import torch  # noqa: F401  (first: torch's libgomp then serves _C as well)
 
 from . import _C
 
-_KNOWN_ISAS = ("auto", "generic", "avx2")
+_KNOWN_ISAS = ("auto", "generic", "avx2", "avx512")
 
 
 def _apply_env():
@@ -27,12 +27,12 @@ _apply_env()
 
 
 def isa() -> str:
-    """Instruction set the CPU kernels use now ('avx2' or 'generic')."""
+    """Instruction set the CPU kernels use now ('avx512', 'avx2' or 'generic')."""
     return _C.isa()
 
 
 def set_isa(name: str) -> None:
-    """Select the kernel instruction set ('auto', 'avx2', 'generic').
+    """Select the kernel instruction set ('auto', 'avx512', 'avx2', 'generic').
 
     Bits do not depend on it; tests switch it to prove that.
     """
