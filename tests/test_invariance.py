@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from repdl import _C
+
 JOB = Path(__file__).with_name("invariance_job.py")
 
 VARIANTS = {
@@ -24,6 +26,8 @@ VARIANTS = {
     "repdl_auto": {"REPDL_ISA": "auto", "OMP_NUM_THREADS": "3"},
     "flush_denormal": {"REPDL_JOB_FLUSH_DENORMAL": "1"},
 }
+if _C.isa_supported("avx2") and _C.isa_supported("avx512"):  # auto is avx512 there: run the AVX2 rows too
+    VARIANTS["repdl_avx2"] = {"REPDL_ISA": "avx2"}
 
 
 def run_job(env_overrides, script=JOB):

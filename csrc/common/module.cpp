@@ -10,6 +10,7 @@
 namespace repdl {
 MethodTable arith_methods();
 MethodTable conv_methods();
+MethodTable norm_methods();
 MethodTable scatter_methods();
 MethodTable gemm_methods();
 MethodTable reduce_methods();
@@ -97,6 +98,7 @@ PyMODINIT_FUNC PyInit__C() {
   append(kCommonMethods);
   append(repdl::arith_methods());
   append(repdl::conv_methods());
+  append(repdl::norm_methods());
   append(repdl::scatter_methods());
   append(repdl::gemm_methods());
   append(repdl::reduce_methods());

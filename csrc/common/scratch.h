@@ -14,8 +14,8 @@ namespace repdl {
 enum class Scratch : int {
   gemm_a = 0,        // packed A block
   gemm_b = 1,        // packed B panel
-  softmax_diff = 2,  // x - max, per line group
-  softmax_exp = 3,   // exp(x - max), per line group
+  softmax_diff = 2,  // x - max, per line group (and a norm's gradient rows)
+  softmax_exp = 3,   // exp(x - max), per line group (and a norm's normalised rows)
   conv_cols = 4,     // a convolution's im2col block
   conv_weight = 5,   // a convolution's rearranged weights (grad_input)
   count

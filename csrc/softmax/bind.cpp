@@ -19,7 +19,16 @@ PyObject* py_softmax(PyObject*, PyObject* args) {
   });
 }
 
+// softmax_backward(y view..., g, dx, log): g and dx have y's strides
+PyObject* py_softmax_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
+    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+    softmax::backward(view, v[9] != 0, as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+  });
+}
+
 const PyMethodDef kMethods[] = {
+    {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp along a view's lines."},
     {nullptr, nullptr, 0, nullptr},
 };

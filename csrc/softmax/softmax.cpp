@@ -35,5 +35,24 @@ void run(const reduce::View& v, Kind kind, float* y) {
   });
 }
 
+void backward(const reduce::View& v, bool log, const float* g, float* dx) {
+  const int64_t P = v.P1 * v.P0;
+  if (P == 0 || v.R == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+  const auto group_kernel = avx2_active() ? backward_group_avx2 : backward_group_generic;
+#else
+  const auto group_kernel = backward_group_generic;
+#endif
+  const int group = v.R <= kGroupMaxLine ? 8 : 1;
+  const int64_t groups = (P + group - 1) / group;
+  const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
+  parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
+    for (int64_t q = gb; q < ge; ++q) {
+      const int64_t p0 = q * group;
+      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+    }
+  });
+}
+
 }  // namespace softmax
 }  // namespace repdl

@@ -15,9 +15,17 @@ enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2 };
 // Kind logsumexp: `y` holds P1*P0 floats.
 void run(const reduce::View& v, Kind kind, float* y);
 
+// The gradient of softmax (log: log_softmax) from its output y (the view's
+// x) and the output gradient g, which has y's strides; dx is written with
+// them too.  softmax: dx = y * (g - fmachain(g, y)); log_softmax: dx = g -
+// exp(y) * seqsum(g), per line.
+void backward(const reduce::View& v, bool log, const float* g, float* dx);
+
 // Lines p0 .. p0+count-1 (count <= 8), per instruction set.
 void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
 void process_group_avx2(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
+void backward_group_generic(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
+void backward_group_avx2(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
 
 }  // namespace softmax
 }  // namespace repdl

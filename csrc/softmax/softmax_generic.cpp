@@ -16,5 +16,9 @@ void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p
   process_group(v, kind, y, p0, count);
 }
 
+void backward_group_generic(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count) {
+  backward_group(v, log, g, dx, p0, count);
+}
+
 }  // namespace softmax
 }  // namespace repdl

@@ -20,7 +20,7 @@ sequential sum over the broadcast dims of ``g * y``).
 """
 import math
 import numbers
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 
@@ -58,18 +58,50 @@ def _normalize_fake(x, dims, eps):
     return torch.empty_like(x), x.new_empty(kept), x.new_empty(kept), x.new_empty(kept)
 
 
-def _normalize_setup(ctx, inputs, output):
-    ctx.dims = inputs[1]
-    ctx.mark_non_differentiable(*output[1:])
-    ctx.save_for_backward(output[0], output[3])
+def _statistics(x, dims, eps, centered):
+    """(xhat, rstd) by the forward's steps with differentiable primitives:
+    the same bits as the kernels (fmachain(d, d) is sqdev's chain), and a
+    graph through which the gradient formula below can be differentiated."""
+    n = fl32(_count(x, dims))
+    d = x
+    if centered:
+        d = P.sub(x, P.div(reductions._sum(x, dims, True, "sequential"), n))
+    rstd = elementwise.rsqrt(P.add(P.div(reductions._sumprod(d, d, dims, True), n), eps))
+    return P.mul(d, rstd), rstd
+
+
+def _gradient(gy, y, rstd, dims, centered):
+    """dx = ((gy - seqsum(gy) / n) - y * (fmachain(gy, y) / n)) * rstd (rms:
+    without the seqsum term), y the normalised value."""
+    n = fl32(_count(y, dims))
+    m2 = P.div(reductions._sumprod(gy, y, dims, True), n)
+    if centered:
+        gy = P.sub(gy, P.div(reductions._sum(gy, dims, True, "sequential"), n))
+    return P.mul(P.sub(gy, P.mul(y, m2)), rstd)
+
+
+def _saved_or_recomputed(ctx):
+    """The forward's (y, rstd): as saved, or recomputed from x with a graph
+    when a graph of the gradient is being built (double backward), since the
+    saved rstd does not carry its dependence on x."""
+    x, y, rstd = ctx.saved_tensors[:3]
+    if torch.is_grad_enabled():
+        return _statistics(x, ctx.dims, ctx.eps, ctx.centered)
+    return y, rstd
+
+
+def _save_normalize(centered):
+    def setup(ctx, inputs, output):
+        ctx.dims, ctx.eps, ctx.centered = inputs[1], inputs[2], centered
+        ctx.mark_non_differentiable(*output[1:])
+        ctx.save_for_backward(inputs[0], output[0], output[-1])
+
+    return setup
 
 
 def _normalize_backward(ctx, g, *unused):
-    y, rstd = ctx.saved_tensors
-    n = fl32(_count(y, ctx.dims))
-    m1 = P.div(reductions._sum(g, ctx.dims, True, "sequential"), n)
-    m2 = P.div(reductions._sumprod(g, y, ctx.dims, True), n)
-    return P.mul(P.sub(P.sub(g, m1), P.mul(y, m2)), rstd), None, None
+    y, rstd = _saved_or_recomputed(ctx)
+    return _gradient(g, y, rstd, ctx.dims, ctx.centered), None, None
 
 
 def _rms_normalize_impl(x: Tensor, dims: List[int], eps: float) -> Tuple[Tensor, Tensor]:
@@ -83,22 +115,49 @@ def _rms_normalize_fake(x, dims, eps):
     return torch.empty_like(x), x.new_empty(keepdim_shape(x.shape, dims))
 
 
-def _rms_normalize_setup(ctx, inputs, output):
-    ctx.dims = inputs[1]
-    ctx.mark_non_differentiable(output[1])
-    ctx.save_for_backward(*output)
-
-
-def _rms_normalize_backward(ctx, g, unused):
-    y, rstd = ctx.saved_tensors
-    m = P.div(reductions._sumprod(g, y, ctx.dims, True), fl32(_count(y, ctx.dims)))
-    return P.mul(P.sub(g, P.mul(y, m)), rstd), None, None
-
-
-_normalize = Op("normalize", _normalize_impl, _normalize_fake, setup_context=_normalize_setup,
+_normalize = Op("normalize", _normalize_impl, _normalize_fake, setup_context=_save_normalize(True),
                 backward=_normalize_backward)
-_rms_normalize = Op("rms_normalize", _rms_normalize_impl, _rms_normalize_fake, setup_context=_rms_normalize_setup,
-                    backward=_rms_normalize_backward)
+_rms_normalize = Op("rms_normalize", _rms_normalize_impl, _rms_normalize_fake, setup_context=_save_normalize(False),
+                    backward=_normalize_backward)
+
+
+# The layer and RMS norms of contiguous rows, with their affine step: one
+# primitive whose forward and backward the CPU runs as fused kernels
+# (csrc/norm) giving the bits of the composition above (normalize or
+# rms_normalize, then * weight, + bias).
+
+def _norm_rows_impl(x: Tensor, w: Optional[Tensor], b: Optional[Tensor], eps: float,
+                    centered: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    return backends.for_tensor(x).norm_rows(x, w, b, eps, centered)
+
+
+def _norm_rows_fake(x, w, b, eps, centered):
+    return torch.empty_like(x), x.new_empty(x.shape[0] if centered else 0), x.new_empty(x.shape[0])
+
+
+def _norm_rows_setup(ctx, inputs, output):
+    x, w, b, eps, centered = inputs
+    ctx.dims, ctx.eps, ctx.centered, ctx.has_w, ctx.has_b = [1], eps, centered, w is not None, b is not None
+    ctx.mark_non_differentiable(output[1], output[2])
+    ctx.save_for_backward(x, w, output[1], output[2])
+
+
+def _norm_rows_backward(ctx, g, *unused):
+    x, w, mean, rstd = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
+        y, r = _statistics(x, [1], ctx.eps, ctx.centered)
+        dx = _gradient(g if w is None else P.mul(g, w), y, r, [1], ctx.centered) if need[0] else None
+        dw = reductions._sum(P.mul(g, y), [0], False, "sequential") if ctx.has_w and need[1] else None
+        db = reductions._sum(g, [0], False, "sequential") if ctx.has_b and need[2] else None
+        return dx, dw, db, None, None
+    dx, dw, db = backends.for_tensor(g).norm_rows_backward(g, x, mean, rstd, w, ctx.centered,
+                                                            ctx.has_w and need[1], ctx.has_b and need[2])
+    return dx, dw, db, None, None
+
+
+_norm_rows = Op("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_norm_rows_setup,
+                backward=_norm_rows_backward)
 
 
 # ---- arguments -------------------------------------------------------------------------------
@@ -140,9 +199,12 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor = None, bias: Ten
     _check_param("layer_norm", "weight", weight, numel)
     _check_param("layer_norm", "bias", bias, numel)
     _checks.check_same_device("layer_norm", input=input, weight=weight, bias=bias)
-    dims = list(range(input.dim() - len(shape), input.dim()))
-    y = _normalize(input, dims, _eps("layer_norm", eps))[0] if dims else input
-    return _affine(y, weight, bias, shape)
+    if not shape:
+        return _affine(input, weight, bias, shape)
+    rows = input.reshape(-1, numel)
+    w = None if weight is None else weight.reshape(numel)
+    b = None if bias is None else bias.reshape(numel)
+    return _norm_rows(rows, w, b, _eps("layer_norm", eps), True)[0].reshape(input.shape)
 
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor = None, eps=None) -> Tensor:
@@ -156,9 +218,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor = None, eps=None) -
                            f"{shape}")
     _check_param("rms_norm", "weight", weight, math.prod(shape))
     _checks.check_same_device("rms_norm", input=input, weight=weight)
-    dims = list(range(input.dim() - len(shape), input.dim()))
     e = 2.0 ** -23 if eps is None else _eps("rms_norm", eps)
-    return _affine(_rms_normalize(input, dims, e)[0], weight, None, shape)
+    numel = math.prod(shape)
+    w = None if weight is None else weight.reshape(numel)
+    return _norm_rows(input.reshape(-1, numel), w, None, e, False)[0].reshape(input.shape)
 
 
 def _channel_shape(x):
@@ -179,9 +242,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor = None, bias: Tens
     _check_param("group_norm", "weight", weight, c)
     _check_param("group_norm", "bias", bias, c)
     _checks.check_same_device("group_norm", input=input, weight=weight, bias=bias)
-    grouped = input.reshape(n, num_groups, -1)
-    y = _normalize(grouped, [2], _eps("group_norm", eps))[0].reshape(input.shape)
-    return _affine(y, weight, bias, _channel_shape(input))
+    y = _norm_rows(input.reshape(n * num_groups, -1), None, None, _eps("group_norm", eps), True)[0]
+    return _affine(y.reshape(input.shape), weight, bias, _channel_shape(input))
 
 
 def _update_running(running, stat, momentum):

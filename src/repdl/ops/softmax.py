@@ -29,8 +29,12 @@ def _softmax_setup(ctx, inputs, output):
 
 def _softmax_backward(ctx, g):
     """softmax: s = fmachain over the line of (g, y), dx = y * (g - s);
-    log_softmax: s = seqsum over the line of g, dx = g - exp(y) * s."""
+    log_softmax: s = seqsum over the line of g, dx = g - exp(y) * s.  A
+    fused kernel of the backend unless a graph of the gradient is wanted
+    (double backward), then these primitives: the same bits."""
     (y,) = ctx.saved_tensors
+    if not torch.is_grad_enabled():
+        return backends.for_tensor(g).softmax_backward(g, y, ctx.dim, log=ctx.log), None, None
     if ctx.log:
         s = reductions._sum(g, [ctx.dim], True, "sequential")
         return P.sub(g, P.mul(elementwise.exp(y), s)), None, None

@@ -2,7 +2,8 @@
 from .arith import binary, binary_, binary_scalar, clamp, fma32  # noqa: F401
 from .conv import conv2d, conv2d_input, conv2d_weight  # noqa: F401
 from .linalg import linear, matmul  # noqa: F401
+from .norm import norm_rows, norm_rows_backward  # noqa: F401
 from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
-from .softmax import logsumexp, softmax  # noqa: F401
+from .softmax import logsumexp, softmax, softmax_backward  # noqa: F401

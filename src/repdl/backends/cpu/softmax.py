@@ -18,6 +18,23 @@ def softmax(x, dim, *, log):
     return y
 
 
+def softmax_backward(g, y, dim, *, log):
+    """dx from softmax's (log_softmax's) output y and the output gradient g."""
+    if y.numel() == 0:
+        return torch.empty_like(y)
+    y = dense_like(y)
+    if g.stride() != y.stride():
+        g = torch.empty_like(y).copy_(g)  # g in y's layout: a copy moves values only
+    v = reduction_view(y, (dim,))
+    if v.x is not y:  # the view permuted a copy of y: lay g out the same way
+        g = g.permute(*v.perm).contiguous()
+    dx = torch.empty_strided(v.x.shape, v.x.stride(), dtype=torch.float32)
+    _C.softmax_backward(*v.args(), g.data_ptr(), dx.data_ptr(), log)
+    if v.perm != tuple(range(y.dim())):
+        dx = dx.permute(*sorted(range(y.dim()), key=v.perm.__getitem__))
+    return dx
+
+
 def logsumexp(x, dims, keepdim):
     kept = [s for d, s in enumerate(x.shape) if d not in dims]
     if x.numel() == 0:

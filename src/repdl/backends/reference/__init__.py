@@ -9,16 +9,17 @@ Every entry point runs in the IEEE default floating-point environment
 under ``torch.set_flush_denormal(True)``.
 """
 from ..._fpenv import ieee_env
-from . import arith, conv, elementwise, linalg, reductions, scatter, softmax
+from . import arith, conv, elementwise, linalg, norm, reductions, scatter, softmax
 
 _ENTRY_POINTS = {
     arith: ("binary", "binary_", "binary_scalar", "clamp", "fma32"),
     conv: ("conv2d", "conv2d_input", "conv2d_weight"),
     linalg: ("linear", "matmul"),
+    norm: ("norm_rows", "norm_rows_backward"),
     reductions: ("extremum", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),
     scatter: ("index_accumulate",),
-    softmax: ("logsumexp", "softmax"),
+    softmax: ("logsumexp", "softmax", "softmax_backward"),
 }
 for _module, _names in _ENTRY_POINTS.items():
     for _name in _names:

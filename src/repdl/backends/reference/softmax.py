@@ -2,7 +2,7 @@
 import torch
 
 from . import _exact, elementwise
-from .reductions import _reduced_last, _seqsum_last, extremum
+from .reductions import _fmachain_last, _reduced_last, _seqsum_last, extremum
 
 
 def softmax(x, dim, *, log):
@@ -15,6 +15,21 @@ def softmax(x, dim, *, log):
     e = elementwise.exp(d)
     s = _seqsum_last(e.movedim(dim, -1)).unsqueeze(dim)
     return _exact.sub32(d, elementwise.log(s)) if log else _exact.div32(e, s)
+
+
+def softmax_backward(g, y, dim, *, log):
+    """softmax: s = fmachain(g, y) over the line, dx = y * (g - s);
+    log_softmax: s = seqsum(g), dx = g - exp(y) * s."""
+    if y.numel() == 0:
+        return torch.empty_like(y)
+    gl, yl = g.movedim(dim, -1), y.movedim(dim, -1)
+    if log:
+        s = _seqsum_last(gl).unsqueeze(-1)
+        dx = _exact.sub32(gl, _exact.mul32(elementwise.exp(yl), s))
+    else:
+        s = _fmachain_last(gl, yl).unsqueeze(-1)
+        dx = _exact.mul32(yl, _exact.sub32(gl, s))
+    return dx.movedim(-1, dim)
 
 
 def logsumexp(x, dims, keepdim):

@@ -1,0 +1,38 @@
+#include "common/pyargs.h"
+#include "norm/norm.h"
+
+namespace repdl {
+namespace {
+
+// The rows' description: rows, n, centered, eps_bits, w, b (w and b may be 0).
+norm::Rows rows_from(const std::vector<int64_t>& v) {
+  return {v[0], v[1], v[2] != 0, float_from_bits(v[3]), as_ptr<const float>(v[4]), as_ptr<const float>(v[5])};
+}
+
+// norm_forward(rows..., x, y, mean, rstd)
+PyObject* py_forward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
+    norm::forward(rows_from(v), as_ptr<const float>(v[6]), as_ptr<float>(v[7]), as_ptr<float>(v[8]),
+                  as_ptr<float>(v[9]));
+  });
+}
+
+// norm_backward(rows..., g, x, mean, rstd, dx, dw, db): dw, db may be 0
+PyObject* py_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 13, [](const std::vector<int64_t>& v) {
+    norm::backward(rows_from(v), as_ptr<const float>(v[6]), as_ptr<const float>(v[7]), as_ptr<const float>(v[8]),
+                   as_ptr<const float>(v[9]), as_ptr<float>(v[10]), as_ptr<float>(v[11]), as_ptr<float>(v[12]));
+  });
+}
+
+const PyMethodDef kMethods[] = {
+    {"norm_forward", py_forward, METH_VARARGS, "Layer/RMS normalisation of dense rows, with the affine step."},
+    {"norm_backward", py_backward, METH_VARARGS, "Its backward: dx and the affine parameters' gradients."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+
+MethodTable norm_methods() { return kMethods; }
+
+}  // namespace repdl

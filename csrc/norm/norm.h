@@ -1,0 +1,39 @@
+// Layer and RMS normalisation over dense rows (docs/CONTRACT.md section 11),
+// forward and backward fused into a few passes per block of eight rows.
+// Every value is the contract's composition of primitives, rounding by
+// rounding: the row chains (seqsum, fmachain) run in the reduction kernels'
+// eight-lanes layout, the rest row by row.
+//
+//   centered (layer norm): mean = seqsum(x) / n; ss = fmachain(d, d), d = x - mean;
+//                          rstd = rsqrt(ss / n + eps); xhat = (x - mean) * rstd
+//   rms:                   rstd = rsqrt(fmachain(x, x) / n + eps); xhat = x * rstd
+//   y = xhat * w + b        (each factor optional, one rounding each)
+//
+// Backward, with gy = g * w (or g):
+//   centered: dx = ((gy - seqsum(gy) / n) - xhat * (fmachain(gy, xhat) / n)) * rstd
+//   rms:      dx = (gy - xhat * (fmachain(gy, xhat) / n)) * rstd
+//   dw[c] = seqsum over rows of g * xhat;  db[c] = seqsum over rows of g
+// (xhat recomputed from x, mean and rstd, which gives its forward bits).
+#pragma once
+
+#include <cstdint>
+
+namespace repdl {
+namespace norm {
+
+struct Rows {
+  int64_t rows, n;
+  bool centered;
+  float eps;
+  const float* w;  // n floats or nullptr
+  const float* b;  // n floats or nullptr
+};
+
+// y (rows, n); mean and rstd one float per row (mean unused when !centered).
+void forward(const Rows& r, const float* x, float* y, float* mean, float* rstd);
+// dx (rows, n) always; dw and db (n floats) when not nullptr.
+void backward(const Rows& r, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
+              float* dw, float* db);
+
+}  // namespace norm
+}  // namespace repdl

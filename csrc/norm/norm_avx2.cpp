@@ -1,0 +1,24 @@
+// AVX2 row of the normalisation kernels: the portable text compiled for
+// AVX2+FMA (row loops eight lanes wide; every operation the same rounding).
+#include <algorithm>
+#include <cstring>
+
+#include "common/nan.h"
+#include "common/parallel.h"
+#include "common/scratch.h"
+#include "elementwise/elementwise.h"
+#include "norm/norm.h"
+#include "reduce/reduce.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
+namespace repdl {
+namespace norm {
+namespace avx2_row {
+#include "norm/rows.inc"
+}  // namespace avx2_row
+}  // namespace norm
+}  // namespace repdl
+#endif

@@ -1,0 +1,18 @@
+// Portable row of the normalisation kernels.
+#include <algorithm>
+#include <cstring>
+
+#include "common/nan.h"
+#include "common/parallel.h"
+#include "common/scratch.h"
+#include "elementwise/elementwise.h"
+#include "norm/norm.h"
+#include "reduce/reduce.h"
+
+namespace repdl {
+namespace norm {
+namespace generic_row {
+#include "norm/rows.inc"
+}  // namespace generic_row
+}  // namespace norm
+}  // namespace repdl
