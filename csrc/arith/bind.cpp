@@ -75,6 +75,22 @@ PyObject* py_fma(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// compare(x, n, op, h_bits, mask): x dense float32, mask dense bool
+PyObject* py_compare(PyObject*, PyObject* args) {
+  return run_without_gil(args, 5, [](const std::vector<int64_t>& v) {
+    arith::compare(as_ptr<const float>(v[0]), v[1], static_cast<arith::Compare>(v[2] & 3), float_from_bits(v[3]),
+                   as_ptr<uint8_t>(v[4]));
+  });
+}
+
+// clamp_backward(x, g, n, lo_bits, hi_bits, inclusive, dx): all dense
+PyObject* py_clamp_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 7, [](const std::vector<int64_t>& v) {
+    arith::clamp_backward(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), v[2], float_from_bits(v[3]),
+                          float_from_bits(v[4]), v[5] != 0, as_ptr<float>(v[6]));
+  });
+}
+
 // clamp(y, x, lo_bits, hi_bits, ndim, sizes..., x_strides...)
 PyObject* py_clamp(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
@@ -89,6 +105,8 @@ PyObject* py_clamp(PyObject*, PyObject* args) {
 }
 
 const PyMethodDef kMethods[] = {
+    {"compare", py_compare, METH_VARARGS, "IEEE x > >= < <= h into a bool mask."},
+    {"clamp_backward", py_clamp_backward, METH_VARARGS, "clamp's gradient: g inside the range, +0.0 outside."},
     {"clamp", py_clamp, METH_VARARGS, "x clamped to [lo, hi] (NaN kept, canonical) over a strided operand."},
     {"binary", py_binary, METH_VARARGS, "IEEE float32 a + - * / b over broadcast strided operands."},
     {"binary_scalar", py_binary_scalar, METH_VARARGS, "IEEE float32 a + - * / s (or s op a) for one float32 s."},

@@ -104,6 +104,18 @@ void binary_scalar(Binary op, const Iter<1>& it, float s, bool scalar_left, floa
   });
 }
 
+void compare(const float* x, int64_t n, Compare op, float h, uint8_t* mask) {
+  const Rows& r = rows();
+  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { r.compare(x + b, e - b, op, h, mask + b); });
+}
+
+void clamp_backward(const float* x, const float* g, int64_t n, float lo, float hi, bool inclusive, float* dx) {
+  const Rows& r = rows();
+  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) {
+    r.clamp_backward(x + b, g + b, e - b, lo, hi, inclusive, dx + b);
+  });
+}
+
 void clamp(const Iter<1>& it, float lo, float hi, float* y) {
   const Rows& r = rows();
   run(it, y, [&](const float* const* p, const int64_t* s, float* out, int64_t n) {

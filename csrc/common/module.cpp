@@ -11,6 +11,7 @@ namespace repdl {
 MethodTable arith_methods();
 MethodTable conv_methods();
 MethodTable norm_methods();
+MethodTable pool_methods();
 MethodTable scatter_methods();
 MethodTable gemm_methods();
 MethodTable reduce_methods();
@@ -99,6 +100,7 @@ PyMODINIT_FUNC PyInit__C() {
   append(repdl::arith_methods());
   append(repdl::conv_methods());
   append(repdl::norm_methods());
+  append(repdl::pool_methods());
   append(repdl::scatter_methods());
   append(repdl::gemm_methods());
   append(repdl::reduce_methods());

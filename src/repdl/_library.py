@@ -35,8 +35,9 @@ class Op:
     """A primitive: ``impl`` (annotated, so torch can infer the schema) runs
     the backend; ``fake`` computes output metadata for tracing.  With
     ``backward`` (and ``setup_context``, torch's split-context signatures),
-    the primitive is differentiable; ``vmap`` is its batching rule
-    (``vmap_by_loop`` when not given)."""
+    the primitive is differentiable; without, its outputs are not (masks,
+    indices); ``vmap`` is its batching rule (``vmap_by_loop`` when not
+    given)."""
 
     def __init__(self, name: str, impl: Callable, fake: Callable, *, setup_context: Optional[Callable] = None,
                  backward: Optional[Callable] = None, vmap: Optional[Callable] = None):
@@ -44,31 +45,29 @@ class Op:
         self.impl = impl
         self.custom = torch.library.custom_op(f"repdl::{name}", impl, mutates_args=())
         self.custom.register_fake(fake)
-        self.function = self.transformable = None
-        if backward is not None:
-            self.custom.register_autograd(backward, setup_context=setup_context)
-            # Two autograd.Functions with one forward and one backward: the
-            # split-context form torch.func needs, and the classic form for
-            # plain eager autograd, whose apply() skips the signature binding
-            # that costs the other about 15 us per call.
-            self.transformable = type(f"{name}_function", (torch.autograd.Function,), {
-                "forward": staticmethod(impl),
-                "setup_context": staticmethod(setup_context),
-                "backward": staticmethod(backward),
-                "vmap": staticmethod(vmap or vmap_by_loop(self)),
-            })
+        if backward is None:  # not differentiable (a mask, an index): no gradient flows back
+            setup_context, backward = _no_gradient_setup, _no_gradient
+        self.custom.register_autograd(backward, setup_context=setup_context)
+        # Two autograd.Functions with one forward and one backward: the
+        # split-context form torch.func needs, and the classic form for plain
+        # eager autograd, whose apply() skips the signature binding that costs
+        # the other about 15 us per call.
+        self.transformable = type(f"{name}_function", (torch.autograd.Function,), {
+            "forward": staticmethod(impl),
+            "setup_context": staticmethod(setup_context),
+            "backward": staticmethod(backward),
+            "vmap": staticmethod(vmap or vmap_by_loop(self)),
+        })
 
-            def forward(ctx, *args):
-                out = impl(*args)
-                setup_context(ctx, args, out)
-                return out
+        def forward(ctx, *args):
+            out = impl(*args)
+            setup_context(ctx, args, out)
+            return out
 
-            self.function = type(f"{name}_eager_function", (torch.autograd.Function,), {
-                "forward": staticmethod(forward),
-                "backward": staticmethod(backward),
-            })
-        elif vmap is not None:
-            torch.library.register_vmap(f"repdl::{name}", vmap)
+        self.function = type(f"{name}_eager_function", (torch.autograd.Function,), {
+            "forward": staticmethod(forward),
+            "backward": staticmethod(backward),
+        })
 
     def __call__(self, *args):
         if torch.compiler.is_compiling():
@@ -80,10 +79,20 @@ class Op:
                     return self.custom(*args)
                 grad = grad or a.requires_grad
         if _functorch_active():
-            return self.custom(*args) if self.transformable is None else self.transformable.apply(*args)
-        if grad and self.function is not None and torch.is_grad_enabled():
+            return self.transformable.apply(*args)
+        if grad and torch.is_grad_enabled():
             return self.function.apply(*args)
         return self.impl(*args)
+
+
+def _no_gradient_setup(ctx, inputs, output):
+    outputs = output if isinstance(output, tuple) else (output,)
+    ctx.mark_non_differentiable(*(t for t in outputs if isinstance(t, torch.Tensor)))
+    ctx.inputs = len(inputs)
+
+
+def _no_gradient(ctx, *grads):
+    return (None,) * ctx.inputs
 
 
 def vmap_by_loop(op: Op) -> Callable:

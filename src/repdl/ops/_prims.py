@@ -5,7 +5,8 @@ or Python floats that are float32 values, on either side), so no argument
 checks run."""
 import torch
 
-from .._scalar import bits32
+from .. import backends
+from .._library import Op
 from . import arith
 
 def _op(name):
@@ -32,36 +33,28 @@ def neg(a):
     return arith._SCALAR_OPS["mul"](a, -1.0, False)
 
 
-# ---- comparisons on bit patterns ------------------------------------------------------------
+# ---- comparisons --------------------------------------------------------------------------
 # torch's float comparisons treat subnormals as zero under DAZ
 # (torch.set_flush_denormal(True)), so the branch masks of backward
-# formulas are computed from the bits with integer ops, which no FP mode
-# touches.
+# formulas come from the backend, which compares in the IEEE environment.
 
-def _order_key(bits):
-    """An int32 key ordered as the float32 values are (-0 and +0 equal), for non-NaN bits."""
-    return bits.where(bits >= 0, -(bits & 0x7FFFFFFF))
+def _compare_impl(x: torch.Tensor, op: str, h: float) -> torch.Tensor:
+    return backends.for_tensor(x).compare(x, op, h)
 
 
-def positive(x):
-    """x > 0 (false for zeros and NaN)."""
-    b = x.view(torch.int32)
-    return (b > 0) & (b <= 0x7F800000)
-
-
-_COMPARE = {"gt": torch.gt, "ge": torch.ge, "lt": torch.lt, "le": torch.le}
+_compare = Op("compare", _compare_impl, lambda x, op, h: torch.empty(x.shape, dtype=torch.bool, device=x.device),
+              vmap=lambda info, in_dims, x, op, h: (_compare(x, op, h), in_dims[0]))
 
 
 def compare(x, op: str, h: float):
     """x op h ("gt", "ge", "lt" or "le") for a float32 value h, as IEEE
-    compares: false where x is NaN, and everywhere if h is NaN."""
-    if h != h:
-        return torch.zeros(x.shape, dtype=torch.bool, device=x.device)
-    b = x.view(torch.int32)
-    hb = bits32(h)
-    hb = hb - (1 << 32) if hb >= 1 << 31 else hb
-    hkey = hb if hb >= 0 else -(hb & 0x7FFFFFFF)
-    return _COMPARE[op](_order_key(b), hkey) & ((b & 0x7FFFFFFF) <= 0x7F800000)
+    compares: false where x (or h) is NaN."""
+    return _compare(x, op, h)
+
+
+def positive(x):
+    """x > 0 (false for zeros and NaN)."""
+    return compare(x, "gt", 0.0)
 
 
 def greater(x, h: float):

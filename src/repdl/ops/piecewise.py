@@ -38,11 +38,28 @@ def _clamp_setup(ctx, inputs, output):
     ctx.save_for_backward(inputs[0])
 
 
+def _clamp_grad_impl(x: Tensor, g: Tensor, lo: float, hi: float, inclusive: bool) -> Tensor:
+    return backends.for_tensor(x).clamp_backward(x, g, lo, hi, inclusive)
+
+
+def _clamp_grad_setup(ctx, inputs, output):
+    ctx.args = inputs[2:]
+    ctx.save_for_backward(inputs[0])
+
+
+def _clamp_grad_backward(ctx, gg):
+    """linear in g: the same mask applied to the incoming gradient."""
+    (x,) = ctx.saved_tensors
+    return None, _clamp_grad(x, gg, *ctx.args), None, None, None
+
+
+_clamp_grad = Op("clamp_backward", _clamp_grad_impl, lambda x, g, lo, hi, inclusive: torch.empty_like(g),
+                 setup_context=_clamp_grad_setup, backward=_clamp_grad_backward)
+
+
 def _clamp_backward(ctx, g):
     (x,) = ctx.saved_tensors
-    low, high = ("ge", "le") if ctx.inclusive else ("gt", "lt")
-    inside = P.compare(x, low, ctx.lo) & P.compare(x, high, ctx.hi)
-    return torch.where(inside, g, torch.zeros_like(g)), None, None, None
+    return _clamp_grad(x, g, ctx.lo, ctx.hi, ctx.inclusive), None, None, None
 
 
 def _clamp_vmap(info, in_dims, x, lo, hi, inclusive):

@@ -1,25 +1,25 @@
 """Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and
-adaptive_max_pool2d with torch.nn.functional's signatures (docs/CONTRACT.md,
-"Pooling").
+adaptive_max_pool1d/2d with torch.nn.functional's signatures
+(docs/CONTRACT.md section 12).
 
-Every pool gathers its windows (``repdl::take_rows``: copies, with -inf or
-+0.0 where a window leaves the input) into (outputs, window, channels) and
-reduces the window dim with a primitive: max pools with ``extremum`` (the
-first maximum in the window's row-major order wins, NaN beats every
-number), average pools with the sequential ``sum`` (row-major window order)
-and one division by the divisor.  Gradients follow from the primitives: a
-window element's gradient goes back to its input position through
-``index_accumulate``, so an input position in several windows receives
-their contributions in ascending order of output position.
+Four primitives over (planes, H, W), a window given by per-axis tables of
+input rows and columns (-1 outside the input): ``repdl::max_pool`` (the
+first maximum of the window in row-major order, NaN beating every number,
+and its flat index), ``repdl::avg_pool`` (the sequential sum of the window
+/ the divisor), and their gradients ``repdl::max_pool_backward`` and
+``repdl::avg_pool_backward`` (outputs in ascending order add their
+contribution to their input positions, from +0.0), each the other's
+adjoint for double backward.  Sliding windows follow torch's output size
+and divisor rules; adaptive ones torch's [floor(o*In/Out),
+ceil((o+1)*In/Out)).
 """
-import math
 import numbers
+from typing import Tuple
 
 import torch
 
-from .. import _checks
-from . import _prims as P
-from . import reductions, scatter
+from .. import _checks, backends
+from .._library import Op
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -68,35 +68,88 @@ def _adaptive(size, out):
     return torch.where(pos < end.view(-1, 1), pos, torch.full_like(pos, -1)), end - start
 
 
-def _window_map(rows, cols, width):
-    """(OH, OW, KH, KW) flat input positions (h*width + w) of 2-D windows
-    from the per-axis maps, and where both axes are inside the input."""
-    oh, kh = rows.shape
-    ow, kw = cols.shape
-    r = rows.view(oh, 1, kh, 1)
-    c = cols.view(1, ow, 1, kw)
-    return (r >= 0) & (c >= 0), r * width + c
+# ---- primitives over (planes, h, w) with per-axis window tables -------------------------------
+
+def _max_pool_impl(x: Tensor, rows: Tensor, cols: Tensor) -> Tuple[Tensor, Tensor]:
+    return backends.for_tensor(x).max_pool(x, rows, cols)
 
 
-def _flat_map(h, w, rows, cols, device):
-    inside, flat = _window_map(rows, cols, w)
-    return torch.where(inside, flat, torch.full_like(flat, h * w)).reshape(rows.shape[0] * cols.shape[0], -1).to(device)
+def _max_pool_fake(x, rows, cols):
+    shape = (x.shape[0], rows.shape[0], cols.shape[0])
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
 
 
-def _gather_windows(x, rows, cols, fill):
-    """x (N, C, H, W) -> (OH*OW, KH*KW, N*C) window values (`fill` outside
-    the input) and the (OH*OW, KH*KW) flat input positions (H*W outside)."""
-    n, c, h, w = x.shape
-    flat = _flat_map(h, w, rows, cols, x.device)
-    planes = x.reshape(n * c, h * w).t()  # (H*W, N*C)
-    padded = torch.cat([planes, torch.full((1, n * c), fill, dtype=torch.float32, device=x.device)])
-    values = scatter.take_rows(padded, flat.reshape(-1)).reshape(flat.shape[0], flat.shape[1], n * c)
-    return values, flat
+def _max_pool_setup(ctx, inputs, output):
+    ctx.hw = inputs[0].shape[1:]
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(output[1])
 
 
-def _planes_out(y, n, c, oh, ow):
-    """(OH*OW, N*C) -> (N, C, OH, OW)."""
-    return y.t().reshape(n, c, oh, ow)
+def _max_pool_backward(ctx, g, unused):
+    (index,) = ctx.saved_tensors
+    return _max_pool_grad(g, index, *ctx.hw), None, None
+
+
+def _max_pool_grad_impl(g: Tensor, index: Tensor, h: int, w: int) -> Tensor:
+    return backends.for_tensor(g).max_pool_backward(g, index, h, w)
+
+
+def _max_pool_grad_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[1])
+
+
+def _max_pool_grad_backward(ctx, gg):
+    """The gradient's gradient: each output takes the incoming value at its index (a gather)."""
+    (index,) = ctx.saved_tensors
+    planes = gg.shape[0]
+    return gg.reshape(planes, -1).gather(1, index.reshape(planes, -1)).reshape(index.shape), None, None, None
+
+
+def _avg_pool_impl(x: Tensor, rows: Tensor, cols: Tensor, divisor: Tensor) -> Tensor:
+    return backends.for_tensor(x).avg_pool(x, rows, cols, divisor)
+
+
+def _avg_pool_setup(ctx, inputs, output):
+    x, rows, cols, divisor = inputs
+    ctx.hw = x.shape[1:]
+    ctx.save_for_backward(rows, cols, divisor)
+
+
+def _avg_pool_backward(ctx, g):
+    rows, cols, divisor = ctx.saved_tensors
+    return _avg_pool_grad(g, rows, cols, divisor, *ctx.hw), None, None, None
+
+
+def _avg_pool_grad_impl(g: Tensor, rows: Tensor, cols: Tensor, divisor: Tensor, h: int, w: int) -> Tensor:
+    return backends.for_tensor(g).avg_pool_backward(g, rows, cols, divisor, h, w)
+
+
+def _avg_pool_grad_setup(ctx, inputs, output):
+    ctx.save_for_backward(*inputs[1:4])
+
+
+def _avg_pool_grad_backward(ctx, gg):
+    """The gradient's gradient is the pool itself (its adjoint)."""
+    rows, cols, divisor = ctx.saved_tensors
+    return _avg_pool(gg, rows, cols, divisor), None, None, None, None, None
+
+
+_max_pool = Op("max_pool", _max_pool_impl, _max_pool_fake, setup_context=_max_pool_setup,
+               backward=_max_pool_backward)
+_max_pool_grad = Op("max_pool_backward", _max_pool_grad_impl,
+                    lambda g, index, h, w: g.new_empty(g.shape[0], h, w),
+                    setup_context=_max_pool_grad_setup, backward=_max_pool_grad_backward)
+_avg_pool = Op("avg_pool", _avg_pool_impl,
+               lambda x, rows, cols, divisor: x.new_empty(x.shape[0], rows.shape[0], cols.shape[0]),
+               setup_context=_avg_pool_setup, backward=_avg_pool_backward)
+_avg_pool_grad = Op("avg_pool_backward", _avg_pool_grad_impl,
+                    lambda g, rows, cols, divisor, h, w: g.new_empty(g.shape[0], h, w),
+                    setup_context=_avg_pool_grad_setup, backward=_avg_pool_grad_backward)
+
+
+def _planes(x):
+    """x (N, C, H, W) as (N*C, H, W)."""
+    return x.reshape(-1, x.shape[2], x.shape[3])
 
 
 def _as_4d(op, input, nd):
@@ -133,13 +186,9 @@ def _max(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, retur
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
     rows, cols = _sliding(h, k[0], s[0], p[0], d[0], oh), _sliding(w, k[1], s[1], p[1], d[1], ow)
-    values, flat = _gather_windows(x, rows, cols, -math.inf)
-    best, which = reductions._extremum(values, 1, False, True)
-    y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
-    if not return_indices:
-        return y
-    index = flat.gather(1, which)  # (P, N*C): the flat input position of each maximum
-    return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
+    best, index = _max_pool(_planes(x), rows.to(x.device), cols.to(x.device))
+    y = _from_4d(best.reshape(n, c, oh, ow), input, nd)
+    return (y, _from_4d(index.reshape(n, c, oh, ow), input, nd)) if return_indices else y
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -189,10 +238,9 @@ def _avg(op, nd, input, kernel_size, stride, padding, ceil_mode, count_include_p
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
     rows, cols = _sliding(h, k[0], s[0], p[0], 1, oh), _sliding(w, k[1], s[1], p[1], 1, ow)
-    values, _ = _gather_windows(x, rows, cols, 0.0)
-    total = reductions._sum(values, [1], False, "sequential")
-    divisor = _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override).to(x.device)
-    return _from_4d(_planes_out(P.div(total, divisor), n, c, oh, ow), input, nd)
+    divisor = _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override).reshape(-1).to(x.device)
+    y = _avg_pool(_planes(x), rows.to(x.device), cols.to(x.device), divisor)
+    return _from_4d(y.reshape(n, c, oh, ow), input, nd)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -221,17 +269,13 @@ def _adaptive_pool(op, nd, input, output_size, largest, return_indices=False):
     x, (oh, ow) = _adaptive_args(op, input, output_size, nd)
     n, c, h, w = x.shape
     (rows, rlen), (cols, clen) = _adaptive(h, oh), _adaptive(w, ow)
-    values, flat = _gather_windows(x, rows, cols, -math.inf if largest else 0.0)
+    rows, cols = rows.to(x.device), cols.to(x.device)
     if largest:
-        best, which = reductions._extremum(values, 1, False, True)
-        y = _from_4d(_planes_out(best, n, c, oh, ow), input, nd)
-        if not return_indices:
-            return y
-        index = flat.gather(1, which)
-        return y, _from_4d(_planes_out(index, n, c, oh, ow), input, nd)
-    total = reductions._sum(values, [1], False, "sequential")
-    count = (rlen.view(-1, 1) * clen.view(1, -1)).reshape(-1, 1).to(torch.float32).to(x.device)
-    return _from_4d(_planes_out(P.div(total, count), n, c, oh, ow), input, nd)
+        best, index = _max_pool(_planes(x), rows, cols)
+        y = _from_4d(best.reshape(n, c, oh, ow), input, nd)
+        return (y, _from_4d(index.reshape(n, c, oh, ow), input, nd)) if return_indices else y
+    count = (rlen.view(-1, 1) * clen.view(1, -1)).reshape(-1).to(torch.float32).to(x.device)
+    return _from_4d(_avg_pool(_planes(x), rows, cols, count).reshape(n, c, oh, ow), input, nd)
 
 
 def adaptive_avg_pool1d(input, output_size):

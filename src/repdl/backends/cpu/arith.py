@@ -55,11 +55,30 @@ def binary_scalar(op, a, s: float, scalar_left: bool):
     return out
 
 
+_COMPARE = {"gt": 0, "ge": 1, "lt": 2, "le": 3}
+
+
+def compare(x, op: str, h: float):
+    """x op h as a bool tensor (IEEE: NaN compares false)."""
+    x = x.contiguous()
+    mask = torch.empty(x.shape, dtype=torch.bool)
+    _C.compare(x.data_ptr(), x.numel(), _COMPARE[op], bits32(h), mask.data_ptr())
+    return mask
+
+
 def clamp(x, lo: float, hi: float):
     """lo where x < lo, then hi where that exceeds hi, else x (NaN kept)."""
     out = torch.empty(x.shape, dtype=torch.float32)
     _C.clamp(out.data_ptr(), x.data_ptr(), bits32(lo), bits32(hi), x.dim(), *x.shape, *x.stride())
     return out
+
+
+def clamp_backward(x, g, lo: float, hi: float, inclusive: bool):
+    """g where lo < x < hi (inclusive: lo <= x <= hi), else +0.0."""
+    x, g = x.contiguous(), g.contiguous()
+    dx = torch.empty(x.shape, dtype=torch.float32)
+    _C.clamp_backward(x.data_ptr(), g.data_ptr(), x.numel(), bits32(lo), bits32(hi), inclusive, dx.data_ptr())
+    return dx
 
 
 def fma32(a, b, c):

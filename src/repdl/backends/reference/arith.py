@@ -26,12 +26,28 @@ def binary_scalar(op, a, s: float, scalar_left: bool):
     return _exact.round32(_OPS64[op](s64, a64) if scalar_left else _OPS64[op](a64, s64))
 
 
+_COMPARE = {"gt": torch.gt, "ge": torch.ge, "lt": torch.lt, "le": torch.le}
+
+
+def compare(x, op: str, h: float):
+    """x op h as a bool tensor (IEEE: NaN compares false; no DAZ inside the
+    reference's floating-point environment)."""
+    return _COMPARE[op](x, torch.tensor(h, dtype=torch.float32, device=x.device))
+
+
 def clamp(x, lo: float, hi: float):
     """a = lo where x < lo else x; hi where a > hi else a (NaN kept)."""
     lo_t = torch.tensor(lo, dtype=torch.float32, device=x.device)
     hi_t = torch.tensor(hi, dtype=torch.float32, device=x.device)
     a = torch.where(x < lo_t, lo_t, x)
     return _exact.canonical_nan(torch.where(a > hi_t, hi_t, a))
+
+
+def clamp_backward(x, g, lo: float, hi: float, inclusive: bool):
+    """g where lo < x < hi (inclusive: lo <= x <= hi), else +0.0."""
+    low, high = ("ge", "le") if inclusive else ("gt", "lt")
+    inside = compare(x, low, lo) & compare(x, high, hi)
+    return _exact.canonical_nan(torch.where(inside, g, torch.zeros_like(g)))
 
 
 def fma32(a, b, c):
