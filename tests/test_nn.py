@@ -172,8 +172,10 @@ def test_batch_invariance_of_inference():
 def test_bad_arguments_raise_before_any_work():
     with pytest.raises(NotImplementedError, match="max_norm"):
         rnn.Embedding(10, 3, max_norm=1.0)
-    with pytest.raises(ValueError, match="padding_mode"):
-        rnn.Conv2d(2, 2, 3, padding_mode="foo")
+    with pytest.raises(NotImplementedError, match="padding_mode='foo'.*zeros, reflect"):
+        rnn.Conv2d(2, 2, 3, 1, 0, 1, 1, True, "foo")
+    with pytest.raises(NotImplementedError, match="padding_mode='reflect'.*zeros"):
+        rnn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
     with pytest.raises(TypeError, match="float32"):
         rnn.Linear(3, 4, dtype=torch.float64)
     layer = rnn.Linear(3, 4)

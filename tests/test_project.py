@@ -32,6 +32,8 @@ def test_demo_hash_is_computed_two_ways():
     assert f"sha256 {fast}" in out
 
 
-def test_readme_example_runs():
-    example = re.findall(r"```python\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)[0]
-    exec(compile(example, "README.md", "exec"), {})
+def test_readme_examples_run():
+    examples = re.findall(r"```python\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
+    assert len(examples) >= 2
+    for example in examples:
+        exec(compile(example, "README.md", "exec"), {})

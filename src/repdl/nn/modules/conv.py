@@ -1,5 +1,7 @@
 """Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (every padding_mode of
 torch: zeros, reflect, replicate, circular)."""
+import inspect
+
 from torch import nn
 
 from ...ops import conv as _conv
@@ -8,6 +10,17 @@ from .. import functional as F
 
 
 class _ConvInit:
+    _padding_modes = ("zeros", "reflect", "replicate", "circular")
+
+    def __init__(self, *args, **kwargs):
+        # torch says ValueError for an unknown mode; RepDL's rule for an
+        # unsupported argument is NotImplementedError naming what is supported.
+        mode = inspect.signature(super().__init__).bind(*args, **kwargs).arguments.get("padding_mode", "zeros")
+        if mode not in self._padding_modes:
+            raise NotImplementedError(f"repdl.nn.{type(self).__name__}: padding_mode={mode!r} is not supported; "
+                                      f"supported: {', '.join(self._padding_modes)}")
+        super().__init__(*args, **kwargs)
+
     def reset_parameters(self):
         init.init_module_(self)
 
@@ -31,6 +44,8 @@ class Conv2d(_ConvInit, nn.Conv2d):
 class ConvTranspose1d(_ConvInit, nn.ConvTranspose1d):
     """torch.nn.ConvTranspose1d with RepDL's transposed convolution."""
 
+    _padding_modes = ("zeros",)
+
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1,
                                               self.dilation)
@@ -40,6 +55,8 @@ class ConvTranspose1d(_ConvInit, nn.ConvTranspose1d):
 
 class ConvTranspose2d(_ConvInit, nn.ConvTranspose2d):
     """torch.nn.ConvTranspose2d with RepDL's transposed convolution."""
+
+    _padding_modes = ("zeros",)
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
