@@ -16,12 +16,16 @@ from setuptools import Extension, setup
 #   -ffp-contract=off   no silent a*b+c -> fma; kernels write every fma explicitly
 #   -fno-fast-math      IEEE semantics: no reassociation, no FTZ, no reciprocal tricks
 #   -fno-finite-math-only  NaN and inf are values the kernels must handle
+#   -fno-math-errno     nothing reads errno; without it, sqrt keeps a scalar
+#                       errno branch and loops around it cannot vectorise
+#                       (the IEEE sqrt instruction gives the same bits)
 CXXFLAGS = [
     "-std=c++17",
     "-O3",
     "-fno-fast-math",
     "-ffp-contract=off",
     "-fno-finite-math-only",
+    "-fno-math-errno",
     "-fopenmp",
     "-fvisibility=hidden",
     "-Wall",

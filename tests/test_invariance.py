@@ -1,48 +1,20 @@
 """Reproducibility the way users lose it: the same job in separate processes
 under different thread counts, ATen instruction sets, MKL settings, RepDL
 kernel paths and flush-to-zero must give bit-identical results."""
-import json
-import os
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from repdl import _C
+from environments import VARIANTS, run_job
 
 JOB = Path(__file__).with_name("invariance_job.py")
-
-VARIANTS = {
-    "default": {},
-    "omp1": {"OMP_NUM_THREADS": "1"},
-    "omp2": {"OMP_NUM_THREADS": "2"},
-    "aten_default": {"ATEN_CPU_CAPABILITY": "default"},
-    "aten_avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
-    "mkl_compatible": {"MKL_CBWR": "COMPATIBLE"},
-    "mkl_auto": {"MKL_CBWR": "AUTO"},
-    "repdl_generic": {"REPDL_ISA": "generic", "OMP_NUM_THREADS": "1"},
-    "repdl_auto": {"REPDL_ISA": "auto", "OMP_NUM_THREADS": "3"},
-    "flush_denormal": {"REPDL_JOB_FLUSH_DENORMAL": "1"},
-}
-if _C.isa_supported("avx2") and _C.isa_supported("avx512"):  # auto is avx512 there: run the AVX2 rows too
-    VARIANTS["repdl_avx2"] = {"REPDL_ISA": "avx2"}
-
-
-def run_job(env_overrides, script=JOB):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OMP_NUM_THREADS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "REPDL_ISA", "REPDL_JOB_FLUSH_DENORMAL")}
-    env.update(env_overrides)
-    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
 def results():
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(VARIANTS, pool.map(run_job, VARIANTS.values())))
+        return dict(zip(VARIANTS, pool.map(lambda env: run_job(env, JOB), VARIANTS.values())))
 
 
 @pytest.mark.subprocess

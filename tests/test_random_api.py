@@ -467,8 +467,9 @@ def test_bad_seeds(seed, exc):
         repdl.manual_seed(seed)
     with pytest.raises(exc, match="seed"):
         rr.Generator().manual_seed(seed)
-    with pytest.raises(exc, match="seed"):
-        rr.RandomSampler(3, seed=seed)
+    if seed is not None:  # the sampler's seed=None means "seed 0, or generator="
+        with pytest.raises(exc, match="seed"):
+            rr.RandomSampler(3, seed=seed)
 
 
 BAD_DTYPE_CALLS = [
@@ -571,3 +572,69 @@ def test_stream_end_is_an_error():
     assert rr.Generator().set_state(g.get_state()) == g
     with pytest.raises(OverflowError, match="stream"):
         rr.rand(1, generator=g)
+
+
+# ---- data order: sampler seeds from a generator, per-sample streams ----------------------------
+
+def _philox(c, k):
+    """Philox4x32-10 on Python ints, written from the contract's text (an
+    implementation independent of repdl's)."""
+    c, (k0, k1) = list(c), k
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & 0xFFFFFFFF, (p0 >> 32) ^ c[3] ^ k1, p0 & 0xFFFFFFFF]
+    return c
+
+
+def test_independent_philox_knows_the_contracts_answer():
+    assert _philox((0, 0, 0, 0), (0, 0)) == [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+
+
+def test_sample_generator_is_the_documented_derivation():
+    seed, epoch, index = 2**40 + 5, 2**33 + 3, 2**35 + 9
+    w = _philox((index & 0xFFFFFFFF, index >> 32, epoch & 0xFFFFFFFF, epoch >> 32),
+                ((seed & 0xFFFFFFFF) ^ 0x53414D50, seed >> 32))
+    g = rr.sample_generator(seed, epoch, index)
+    assert g.initial_seed() == w[0] | (w[1] << 32) and g.offset == 0
+    assert rr.sample_generator(seed, epoch, index + 1).initial_seed() != g.initial_seed()
+    with pytest.raises(ValueError, match="epoch"):
+        rr.sample_generator(1, -1, 0)
+
+
+def test_sampler_takes_its_seed_from_a_generator():
+    g = rr.Generator(77).set_offset(5)
+    s = rr.RandomSampler(12, generator=g)
+    w = _philox((5, 0, 0, 0), (77, 0))
+    assert s.seed == w[0] | (w[1] << 32) and g.offset == 6
+    assert list(s) == list(rr.RandomSampler(12, seed=s.seed))
+    with pytest.raises(TypeError, match="not both"):
+        rr.RandomSampler(12, seed=1, generator=rr.Generator(1))
+
+
+def test_sampler_state_round_trip():
+    s = rr.RandomSampler(12, seed=3)
+    s.set_epoch(4, start=5)
+    t = rr.RandomSampler(12)
+    t.load_state_dict(s.state_dict())
+    assert list(t) == list(s) and len(list(t)) == 7
+    with pytest.raises(ValueError, match="12 items"):
+        rr.RandomSampler(13).load_state_dict(s.state_dict())
+
+
+class _Noisy(torch.utils.data.Dataset):
+    """Draws in __getitem__ from the sample's own stream."""
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return rr.rand(3, generator=rr.sample_generator(5, 1, i))
+
+
+def test_per_sample_draws_do_not_depend_on_workers():
+    sampler = rr.RandomSampler(10, seed=2)
+    runs = [torch.cat(list(torch.utils.data.DataLoader(_Noisy(), batch_size=3, sampler=sampler, num_workers=w)))
+            for w in (0, 2)]
+    assert torch.equal(runs[0].view(torch.int32), runs[1].view(torch.int32))

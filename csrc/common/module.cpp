@@ -11,6 +11,7 @@ namespace repdl {
 MethodTable arith_methods();
 MethodTable conv_methods();
 MethodTable norm_methods();
+MethodTable optim_methods();
 MethodTable pool_methods();
 MethodTable scatter_methods();
 MethodTable gemm_methods();
@@ -98,6 +99,7 @@ void append(repdl::MethodTable table) {
 PyMODINIT_FUNC PyInit__C() {
   append(kCommonMethods);
   append(repdl::arith_methods());
+  append(repdl::optim_methods());
   append(repdl::conv_methods());
   append(repdl::norm_methods());
   append(repdl::pool_methods());

@@ -1,6 +1,8 @@
 """Hashes of tensors and state, for checking that two runs agree bit for bit."""
 import ctypes
+import struct
 import hashlib
+import numbers
 
 import torch
 
@@ -34,3 +36,76 @@ def pattern(*shape, salt: int = 0) -> torch.Tensor:
     i = torch.arange(n, dtype=torch.int64) + salt * 1_000_003
     h = (i * 2654435761 + 12345) % (1 << 24)
     return (h.to(torch.float32) * (2.0 ** -24) - 0.5).reshape(shape)
+
+
+_HASH_TAG = b"repdl-hash-1\0"
+
+
+def _entries(obj, path):
+    """(path, leaf) pairs of obj in the order get_hash documents."""
+    if isinstance(obj, torch.Tensor):
+        yield path, obj
+    elif obj is None or isinstance(obj, (bool, str)):
+        yield path, obj
+    elif isinstance(obj, numbers.Integral):
+        yield path, int(obj)
+    elif isinstance(obj, numbers.Real):
+        yield path, float(obj)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _entries(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            yield from _entries(value, f"{path}.{i}" if path else str(i))
+    elif hasattr(obj, "state_dict"):  # modules, optimizers, schedulers
+        yield from _entries(obj.state_dict(), path)
+    elif hasattr(obj, "get_state"):  # repdl.random.Generator
+        yield from _entries(obj.get_state(), path)
+    else:
+        raise TypeError(f"repdl.utils.get_hash: cannot hash a {type(obj).__name__} (at {path or 'the top'}); "
+                        "tensors, modules, optimizers, schedulers, generators, dicts, lists, numbers and strings can")
+
+
+def _field(h, data: bytes):
+    h.update(struct.pack("<Q", len(data)))
+    h.update(data)
+
+
+def get_hash(obj) -> str:
+    """SHA-256 (hex) of obj's state, in this order and encoding:
+
+    - obj is flattened into (path, leaf) pairs, depth first: a module,
+      optimizer or scheduler as its ``state_dict()`` (a module's holds its
+      parameters *and* buffers, such as BatchNorm's running statistics), a
+      repdl Generator as its state, dicts in their order, lists and tuples
+      by index; paths join keys with ``.``; a lone tensor has path "".
+    - Each pair adds, each field prefixed by its byte length as a
+      little-endian uint64: the path (UTF-8); then for a tensor the tag
+      ``T``, ``str(dtype)``, the shape as little-endian int64s and the raw
+      bytes of its elements in row-major order (as stored on a
+      little-endian machine); for a float ``F`` and its IEEE double; for
+      an int, bool, str or None a one-letter tag and its text.
+    - The digest starts from the tag ``repdl-hash-1`` and a NUL.
+
+    Names, shapes and dtypes take part, so a renamed parameter or a
+    transposed weight changes the hash as much as a changed bit."""
+    h = hashlib.sha256(_HASH_TAG)
+    for path, leaf in _entries(obj, ""):
+        _field(h, path.encode())
+        if isinstance(leaf, torch.Tensor):
+            if leaf.layout != torch.strided:
+                raise TypeError(f"repdl.utils.get_hash: {path or 'the tensor'} has layout {leaf.layout}; "
+                                "dense tensors only")
+            t = leaf.detach().to("cpu").contiguous()
+            _field(h, b"T")
+            _field(h, str(t.dtype).encode())
+            _field(h, struct.pack(f"<{t.dim()}q", *t.shape))
+            _field(h, ctypes.string_at(t.data_ptr(), t.numel() * t.element_size()) if t.numel() else b"")
+        elif isinstance(leaf, float):
+            _field(h, b"F")
+            _field(h, struct.pack("<d", leaf))
+        else:
+            _field(h, b"B" if isinstance(leaf, bool) else b"I" if isinstance(leaf, int) else
+                   b"S" if isinstance(leaf, str) else b"N")
+            _field(h, str(leaf).encode())
+    return h.hexdigest()

@@ -10,9 +10,9 @@ unchanged and are re-exported here for convenience.
 """
 from torch.nn import Flatten, Identity, Module, ModuleDict, ModuleList, Parameter, Sequential, Unflatten  # noqa: F401
 
-from . import functional  # noqa: F401
+from . import functional, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 
-__all__ = ["functional", "Flatten", "Identity", "Module", "ModuleDict", "ModuleList", "Parameter", "Sequential",
+__all__ = ["functional", "utils", "Flatten", "Identity", "Module", "ModuleDict", "ModuleList", "Parameter", "Sequential",
            "Unflatten", *_modules]

@@ -22,9 +22,9 @@ from ._dropout import dropout, dropout1d, dropout2d, dropout3d, dropout_mask  # 
 from ._generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: F401
                          set_rng_state)
 from .augment import random_crop, random_horizontal_flip  # noqa: F401
-from .data import RandomSampler  # noqa: F401
+from .data import RandomSampler, sample_generator  # noqa: F401
 
 __all__ = ["Generator", "default_generator", "manual_seed", "initial_seed", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint", "randperm", "bernoulli", "uniform_", "normal_", "trunc_normal_",
-           "rand_like", "randn_like", "dropout", "dropout1d", "dropout2d", "dropout3d", "dropout_mask", "RandomSampler", "random_crop",
+           "rand_like", "randn_like", "dropout", "dropout1d", "dropout2d", "dropout3d", "dropout_mask", "RandomSampler", "sample_generator", "random_crop",
            "random_horizontal_flip", "init", "data", "augment"]

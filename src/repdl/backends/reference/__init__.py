@@ -9,13 +9,14 @@ Every entry point runs in the IEEE default floating-point environment
 under ``torch.set_flush_denormal(True)``.
 """
 from ..._fpenv import ieee_env
-from . import arith, conv, elementwise, linalg, norm, pool, reductions, scatter, softmax
+from . import arith, conv, elementwise, linalg, norm, optim, pool, reductions, scatter, softmax
 
 _ENTRY_POINTS = {
     arith: ("binary", "binary_", "binary_scalar", "clamp", "clamp_backward", "compare", "fma32"),
     conv: ("conv2d", "conv2d_input", "conv2d_weight"),
     linalg: ("linear", "matmul"),
     norm: ("norm_rows", "norm_rows_backward"),
+    optim: ("adagrad_step", "adam_step", "rmsprop_step", "sgd_step"),
     pool: ("avg_pool", "avg_pool_backward", "max_pool", "max_pool_backward"),
     reductions: ("extremum", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),

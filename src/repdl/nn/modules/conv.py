@@ -1,6 +1,7 @@
 """Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (every padding_mode of
 torch: zeros, reflect, replicate, circular)."""
 import inspect
+import types
 
 from torch import nn
 
@@ -12,13 +13,22 @@ from .. import functional as F
 class _ConvInit:
     _padding_modes = ("zeros", "reflect", "replicate", "circular")
 
+    @classmethod
+    def _unsupported(cls, config):
+        """Why a layer configured as `config` (a module or its constructor
+        arguments) cannot run here, or None.  torch says ValueError for an
+        unknown mode; RepDL's rule for an unsupported argument is
+        NotImplementedError naming what is supported."""
+        mode = getattr(config, "padding_mode", "zeros")
+        if mode not in cls._padding_modes:
+            return f"padding_mode={mode!r} is not supported; supported: {', '.join(cls._padding_modes)}"
+        return None
+
     def __init__(self, *args, **kwargs):
-        # torch says ValueError for an unknown mode; RepDL's rule for an
-        # unsupported argument is NotImplementedError naming what is supported.
-        mode = inspect.signature(super().__init__).bind(*args, **kwargs).arguments.get("padding_mode", "zeros")
-        if mode not in self._padding_modes:
-            raise NotImplementedError(f"repdl.nn.{type(self).__name__}: padding_mode={mode!r} is not supported; "
-                                      f"supported: {', '.join(self._padding_modes)}")
+        config = inspect.signature(super().__init__).bind(*args, **kwargs)
+        reason = self._unsupported(types.SimpleNamespace(**config.arguments))
+        if reason:
+            raise NotImplementedError(f"repdl.nn.{type(self).__name__}: {reason}")
         super().__init__(*args, **kwargs)
 
     def reset_parameters(self):

@@ -1,4 +1,6 @@
 """Embedding."""
+import types
+
 from torch import nn
 
 from ...random import init
@@ -10,12 +12,22 @@ class Embedding(nn.Embedding):
     max_norm, scale_grad_by_freq and sparse raise NotImplementedError at
     construction)."""
 
+    @classmethod
+    def _unsupported(cls, config):
+        """Why an embedding configured as `config` (a module or its
+        constructor arguments) cannot run here, or None."""
+        if config.max_norm is not None:
+            return f"max_norm={config.max_norm} is not supported; only None is"
+        if config.scale_grad_by_freq or config.sparse:
+            return "scale_grad_by_freq and sparse are not supported"
+        return None
+
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
-        if max_norm is not None:
-            raise NotImplementedError(f"repdl.nn.Embedding: max_norm={max_norm} is not supported; only None is")
-        if scale_grad_by_freq or sparse:
-            raise NotImplementedError("repdl.nn.Embedding: scale_grad_by_freq and sparse are not supported")
+        reason = self._unsupported(types.SimpleNamespace(max_norm=max_norm, scale_grad_by_freq=scale_grad_by_freq,
+                                                         sparse=sparse))
+        if reason:
+            raise NotImplementedError(f"repdl.nn.Embedding: {reason}")
         super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                          _weight, _freeze, device, dtype)
 
