@@ -35,18 +35,53 @@ def geometries(count, seed):
     return out
 
 
+def assert_three_kernels_match(x, wt, dy, out_hw, args):
+    assert_bitwise_equal(cpu.conv2d(x, wt, out_hw, *args), ref.conv2d(x, wt, out_hw, *args), "forward")
+    assert_bitwise_equal(cpu.conv2d_input(dy, wt, x.shape, *args), ref.conv2d_input(dy, wt, x.shape, *args),
+                         "grad_input")
+    assert_bitwise_equal(cpu.conv2d_weight(x, dy, wt.shape, *args), ref.conv2d_weight(x, dy, wt.shape, *args),
+                         "grad_weight")
+
+
 @pytest.mark.parametrize("geom", geometries(40, 1), ids=lambda g: "x".join(map(str, g[:7])) + f"-s{g[7]}p{g[8]}g{g[10]}")
 def test_three_kernels_match_the_reference(geom, gen, isa):
     n, c, h, w, oc, kh, kw, stride, padding, dilation, groups, out_hw = geom
     x = sprinkle(wide(n, c, h, w, gen=gen, spread=3), SPECIALS + TINY, gen, 0.03)
     wt = sprinkle(wide(oc, c // groups, kh, kw, gen=gen, spread=3), TINY, gen, 0.05)
     dy = wide(n, oc, *out_hw, gen=gen, spread=3)
-    args = (stride, padding, dilation, groups)
-    assert_bitwise_equal(cpu.conv2d(x, wt, out_hw, *args), ref.conv2d(x, wt, out_hw, *args), "forward")
-    assert_bitwise_equal(cpu.conv2d_input(dy, wt, x.shape, *args), ref.conv2d_input(dy, wt, x.shape, *args),
-                         "grad_input")
-    assert_bitwise_equal(cpu.conv2d_weight(x, dy, wt.shape, *args), ref.conv2d_weight(x, dy, wt.shape, *args),
-                         "grad_weight")
+    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups))
+
+
+# Fixed geometries on both sides of the direct path's bounds (stride 1,
+# at most 16 inputs and 32 outputs per group; the weight gradient also
+# at least 4 outputs per group): the random ones above
+# have few channels, so these keep stride-1 im2col tested, and pin the
+# direct path's edges (padding beyond the kernel, dilation, groups).
+BOUNDARY_GEOMETRIES = {
+    "direct-at-bounds": (2, 16, 9, 8, 32, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "im2col-33-outputs": (1, 4, 7, 11, 33, 3, 2, (1, 1), (0, 1), (1, 1), 1),
+    "im2col-wide-groups": (2, 40, 6, 6, 80, 3, 3, (1, 1), (1, 1), (1, 1), 2),
+    "direct-padding-beyond-kernel": (1, 3, 5, 4, 5, 2, 3, (1, 1), (4, 5), (1, 1), 1),
+    "direct-dilation": (2, 6, 13, 12, 4, 3, 3, (1, 1), (2, 0), (3, 2), 1),
+    "direct-groups": (2, 12, 7, 9, 18, 3, 1, (1, 1), (1, 0), (1, 1), 3),
+    "depthwise-gemm-weight-grad": (3, 8, 10, 10, 8, 5, 5, (1, 1), (2, 2), (1, 1), 8),
+    "3-outputs-gemm-weight-grad": (2, 5, 6, 9, 3, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "direct-4-outputs-per-group": (2, 8, 7, 7, 8, 3, 3, (1, 1), (1, 1), (1, 1), 2),
+    "direct-kernel-beyond-input": (1, 2, 2, 3, 4, 5, 5, (1, 1), (3, 3), (1, 1), 1),
+    "direct-wide-rows": (1, 3, 4, 67, 5, 1, 7, (1, 1), (0, 3), (1, 1), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDARY_GEOMETRIES))
+def test_direct_and_im2col_bounds(name, gen, isa):
+    n, c, h, w, oc, kh, kw, stride, padding, dilation, groups = BOUNDARY_GEOMETRIES[name]
+    out_hw = tuple((size + 2 * p - d * (k - 1) - 1) // s + 1
+                   for size, p, d, k, s in zip((h, w), padding, dilation, (kh, kw), stride))
+    x = sprinkle(wide(n, c, h, w, gen=gen, spread=3), SPECIALS + TINY, gen, 0.02)
+    wt = sprinkle(wide(oc, c // groups, kh, kw, gen=gen, spread=3), TINY, gen, 0.05)
+    dy = wide(n, oc, *out_hw, gen=gen, spread=3)
+    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups))
 
 
 def test_non_contiguous_operands(gen):

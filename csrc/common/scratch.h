@@ -18,6 +18,8 @@ enum class Scratch : int {
   softmax_exp = 3,   // exp(x - max), per line group (and a norm's normalised rows)
   conv_cols = 4,     // a convolution's im2col block
   conv_weight = 5,   // a convolution's rearranged weights (grad_input)
+  conv_out = 6,      // a convolution's output block, or its dy block as GEMM operand
+  gemm_edge = 7,     // a GEMM's partial last B panel, when B is read in place
   count
 };
 

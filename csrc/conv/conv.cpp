@@ -10,6 +10,7 @@
 
 #include "common/parallel.h"
 #include "common/scratch.h"
+#include "conv/direct.h"
 #include "gemm/gemm.h"
 
 namespace repdl {
@@ -36,14 +37,27 @@ void valid_range(int64_t size, int64_t s, int64_t p, int64_t k, int64_t d, int64
   *hi = std::max(*lo, std::min(out, floor_div(size - 1 - off, s) + 1));
 }
 
-// im2col of one image's group (x at its first channel): cols[k * ncols +
-// (j - j0)] = the tap of output position j in [j0, j0 + ncols) for
-// k = (c, kh, kw) lexicographic, +0.0 in the padding; rows [k0, k1).
-void im2col(const Geometry& g, const float* x, int64_t j0, int64_t ncols, float* cols, int64_t k0, int64_t k1) {
+// Short runs (a small layer's output rows are a few floats) cost more as
+// memcpy/memset calls than as plain loops, so the loops stay loops.
+#pragma GCC push_options
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+inline void zero(float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = 0.0f;
+}
+inline void copy(float* dst, const float* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+#pragma GCC pop_options
+
+// im2col of one image's group (x at its first channel): cols[(k - k0) * ld
+// + (j - j0)] = the tap of output position j in [j0, j0 + ncols) for
+// k = (c, kh, kw) lexicographic in [k0, k1), +0.0 in the padding.
+void im2col(const Geometry& g, const float* x, int64_t j0, int64_t ncols, float* cols, int64_t ld, int64_t k0,
+            int64_t k1) {
   for (int64_t k = k0; k < k1; ++k) {
     const int64_t c = k / (g.kh * g.kw), kh = (k / g.kw) % g.kh, kw = k % g.kw;
     const float* xc = x + c * g.h * g.w;
-    float* row = cols + k * ncols;
+    float* row = cols + (k - k0) * ld;
     int64_t lo, hi;
     valid_range(g.w, g.sw, g.pw, kw, g.dw, g.ow, &lo, &hi);
     const int64_t col_off = kw * g.dw - g.pw;
@@ -53,35 +67,37 @@ void im2col(const Geometry& g, const float* x, int64_t j0, int64_t ncols, float*
       float* dst = row + (j - j0);  // output position (oh, first)
       const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
       if (ih < 0 || ih >= g.h) {
-        std::fill(dst, dst + (last - first), 0.0f);
+        zero(dst, last - first);
       } else {
         const float* src = xc + ih * g.w;
         const int64_t a = std::clamp(lo, first, last), b = std::clamp(hi, a, last);
-        std::fill(dst, dst + (a - first), 0.0f);
+        zero(dst, a - first);
         if (g.sw == 1) {
-          std::memcpy(dst + (a - first), src + a + col_off, static_cast<size_t>(b - a) * sizeof(float));
+          copy(dst + (a - first), src + a + col_off, b - a);
         } else {
           for (int64_t ow = a; ow < b; ++ow) dst[ow - first] = src[ow * g.sw + col_off];
         }
-        std::fill(dst + (b - first), dst + (last - first), 0.0f);
+        zero(dst + (b - first), last - b);
       }
       j += last - first;
     }
   }
 }
 
-// The B operand of grad_input for one image's group: b[(oc, kh, kw) *
-// ncols + (j - j0)] = dy[oc, oh, ow] where the input position j = (ih, iw)
-// is reached by tap (kh, kw) from output (oh, ow), +0.0 where no output
-// reaches it (padding, stride holes); rows [k0, k1).  Each row is zeroed,
-// then the outputs that reach it are written: for an input row ih the
-// outputs ow with iw = ow*sw - pw + kw*dw land every sw-th position.
-void gather_dy(const Geometry& g, const float* dy, int64_t j0, int64_t ncols, float* b, int64_t k0, int64_t k1) {
+// The B operand of grad_input for one image's group: b[(k - k0) * ld +
+// (j - j0)] = dy[oc, oh, ow] for k = (oc, kh, kw) in [k0, k1), where the
+// input position j = (ih, iw) is reached by tap (kh, kw) from output
+// (oh, ow), +0.0 where no output reaches it (padding, stride holes).  Each
+// row is zeroed, then the outputs that reach it are written: for an input
+// row ih the outputs ow with iw = ow*sw - pw + kw*dw land every sw-th
+// position.
+void gather_dy(const Geometry& g, const float* dy, int64_t j0, int64_t ncols, float* b, int64_t ld, int64_t k0,
+               int64_t k1) {
   const int64_t j1 = j0 + ncols;
   for (int64_t k = k0; k < k1; ++k) {
     const int64_t oc = k / (g.kh * g.kw), kh = (k / g.kw) % g.kh, kw = k % g.kw;
     const float* d = dy + oc * g.oh * g.ow;
-    float* row = b + k * ncols;
+    float* row = b + (k - k0) * ld;
     std::fill_n(row, ncols, 0.0f);
     int64_t lo, hi;  // outputs ow whose tap lands inside [0, w)
     valid_range(g.w, g.sw, g.pw, kw, g.dw, g.ow, &lo, &hi);
@@ -128,51 +144,95 @@ void for_jobs(int64_t jobs, int64_t flops_per_job, const Job& job) {
 
 const gemm::Batch kSingle{0, nullptr, nullptr, nullptr};
 
+// How the columns of a B operand with `rows` rows are cut into blocks of
+// at most kBlockFloats: several whole images side by side when an image's
+// P columns are few (one GEMM then serves them all, and its tiles are
+// full), else one image's columns in pieces of `cols`.
+struct Blocks {
+  int64_t images, cols;
+};
+
+Blocks blocks_for(int64_t rows, int64_t p, int64_t n) {
+  const int64_t cols = block_columns(rows, p * n);
+  return cols >= p ? Blocks{std::min(n, cols / p), p} : Blocks{1, cols};
+}
+
+// C (m x width) = A (m x K, row stride K) times B, for the images [n0, n1)
+// side by side (each nc = P columns) or one image's columns [j0, j0 + nc):
+// fill(n, j0, nc, dst, ld, k0, k1) writes rows [k0, k1) of image n's
+// columns, and image n's C rows land at out(n) + j0 with row stride P.
+template <class Fill, class Out>
+void image_block_gemm(int64_t m, int64_t K, int64_t P, const float* a, int64_t n0, int64_t n1, int64_t j0,
+                      int64_t nc, const Fill& fill, const Out& out) {
+  const int64_t images = n1 - n0, width = images * nc;
+  float* b = thread_scratch(static_cast<size_t>(K * width), Scratch::conv_cols);
+  fill_rows(K, width, [&](int64_t k0, int64_t k1) {
+    for (int64_t i = 0; i < images; ++i) fill(n0 + i, j0, nc, b + k0 * width + i * nc, width, k0, k1);
+  });
+  if (images == 1) {
+    gemm::run({m, nc, K, {a, K, 1}, {b, nc, 1}, out(n0) + j0, P}, kSingle);
+    return;
+  }
+  float* c = thread_scratch(static_cast<size_t>(m * width), Scratch::conv_out);
+  gemm::run({m, width, K, {a, K, 1}, {b, width, 1}, c, width}, kSingle);
+  for (int64_t i = 0; i < images; ++i)
+    for (int64_t r = 0; r < m; ++r)
+      std::memcpy(out(n0 + i) + r * P, c + r * width + i * P, static_cast<size_t>(P) * sizeof(float));
+}
+
+// Every (group, block of images) as one job of image_block_gemm calls.
+template <class A, class Fill, class Out>
+void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& a_of_group, const Fill& fill,
+                   const Out& out) {
+  const Blocks bl = blocks_for(K, P, g.n);
+  const int64_t image_blocks = (g.n + bl.images - 1) / bl.images;
+  for_jobs(g.groups * image_blocks, 2 * m * K * P * bl.images, [&](int64_t t) {
+    const int64_t gr = t % g.groups, n0 = (t / g.groups) * bl.images, n1 = std::min(g.n, n0 + bl.images);
+    const float* a = a_of_group(gr);
+    for (int64_t j0 = 0; j0 < P; j0 += bl.cols) {
+      image_block_gemm(m, K, P, a, n0, n1, j0, std::min(bl.cols, P - j0),
+                       [&](int64_t n, int64_t j, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
+                         fill(gr, n, j, nc, dst, ld, k0, k1);
+                       },
+                       [&](int64_t n) { return out(gr, n); });
+    }
+  });
+}
+
 }  // namespace
 
 void forward(const Geometry& g, const float* x, const float* w, float* y) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
   const int64_t K = cg * g.kh * g.kw, P = g.oh * g.ow;
-  if (ocg == 0 || P == 0) return;
-  for_jobs(g.n * g.groups, 2 * ocg * K * P, [&](int64_t t) {
-    const int64_t n = t / g.groups, gr = t % g.groups;
-    const float* xg = x + (n * g.c + gr * cg) * g.h * g.w;
-    float* yg = y + (n * g.oc + gr * ocg) * P;
-    const int64_t cols_per_block = block_columns(K, P);
-    float* cols = thread_scratch(static_cast<size_t>(K * cols_per_block), Scratch::conv_cols);
-    for (int64_t j0 = 0; j0 < P; j0 += cols_per_block) {
-      const int64_t nc = std::min(cols_per_block, P - j0);
-      fill_rows(K, nc, [&](int64_t k0, int64_t k1) { im2col(g, xg, j0, nc, cols, k0, k1); });
-      const gemm::Problem p{ocg, nc, K, {w + gr * ocg * K, K, 1}, {cols, nc, 1}, yg + j0, P};
-      gemm::run(p, kSingle);
-    }
-  });
+  if (ocg == 0 || P == 0 || g.n == 0) return;
+  if (direct_applies(g)) return direct_forward(g, x, w, y);
+  blocked_gemms(
+      g, ocg, K, P, [&](int64_t gr) { return w + gr * ocg * K; },
+      [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
+        im2col(g, x + (n * g.c + gr * cg) * g.h * g.w, j0, nc, dst, ld, k0, k1);
+      },
+      [&](int64_t gr, int64_t n) { return y + (n * g.oc + gr * ocg) * P; });
 }
 
 void grad_input(const Geometry& g, const float* dy, const float* w, float* dx) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw;
   const int64_t K = ocg * kk, P = g.h * g.w;
-  if (cg == 0 || P == 0) return;
-  for_jobs(g.n * g.groups, 2 * cg * K * P, [&](int64_t t) {
-    const int64_t n = t / g.groups, gr = t % g.groups;
-    // A[c, (oc, kh, kw)] = w[gr*ocg + oc, c, kh, kw]: the weights with the
-    // chain index (oc, kh, kw) contiguous per input channel c.
-    float* a = thread_scratch(static_cast<size_t>(cg * K), Scratch::conv_weight);
-    const float* wg = w + gr * ocg * cg * kk;
+  if (cg == 0 || P == 0 || g.n == 0) return;
+  if (direct_applies(g)) return direct_grad_input(g, dy, w, dx);
+  // A[gr][c, (oc, kh, kw)] = w[gr*ocg + oc, c, kh, kw]: the weights with the
+  // chain index (oc, kh, kw) contiguous per input channel c.
+  float* a = thread_scratch(static_cast<size_t>(g.groups * cg * K), Scratch::conv_weight);
+  for (int64_t gr = 0; gr < g.groups; ++gr)
     for (int64_t c = 0; c < cg; ++c)
       for (int64_t oc = 0; oc < ocg; ++oc)
-        std::memcpy(a + c * K + oc * kk, wg + (oc * cg + c) * kk, static_cast<size_t>(kk) * sizeof(float));
-    const float* dyg = dy + (n * g.oc + gr * ocg) * g.oh * g.ow;
-    float* dxg = dx + (n * g.c + gr * cg) * P;
-    const int64_t cols_per_block = block_columns(K, P);
-    float* b = thread_scratch(static_cast<size_t>(K * cols_per_block), Scratch::conv_cols);
-    for (int64_t j0 = 0; j0 < P; j0 += cols_per_block) {
-      const int64_t nc = std::min(cols_per_block, P - j0);
-      fill_rows(K, nc, [&](int64_t k0, int64_t k1) { gather_dy(g, dyg, j0, nc, b, k0, k1); });
-      const gemm::Problem p{cg, nc, K, {a, K, 1}, {b, nc, 1}, dxg + j0, P};
-      gemm::run(p, kSingle);
-    }
-  });
+        std::memcpy(a + (gr * cg + c) * K + oc * kk, w + ((gr * ocg + oc) * cg + c) * kk,
+                    static_cast<size_t>(kk) * sizeof(float));
+  blocked_gemms(
+      g, cg, K, P, [&](int64_t gr) { return a + gr * cg * K; },
+      [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
+        gather_dy(g, dy + (n * g.oc + gr * ocg) * g.oh * g.ow, j0, nc, dst, ld, k0, k1);
+      },
+      [&](int64_t gr, int64_t n) { return dx + (n * g.c + gr * cg) * P; });
 }
 
 void grad_weight(const Geometry& g, const float* x, const float* dy, float* dw) {
@@ -183,24 +243,45 @@ void grad_weight(const Geometry& g, const float* x, const float* dy, float* dw) 
     std::fill_n(dw, g.oc * K, 0.0f);
     return;
   }
-  for_jobs(g.groups, 2 * ocg * K * P * g.n, [&](int64_t gr) {
+  if (direct_weight_applies(g)) return direct_grad_weight(g, x, dy, dw);
+  const Blocks bl = blocks_for(K, P, g.n);
+  // One chain per weight over (n, oh, ow): blocks of images in order, and
+  // within an image the blocks of output positions in order.  The weights'
+  // columns [k0, k1) of group gr: the unit of work a thread owns.
+  const auto columns = [&](int64_t gr, int64_t k0, int64_t k1) {
     float* dwg = dw + gr * ocg * K;
-    const int64_t cols_per_block = block_columns(K, P);
-    float* cols = thread_scratch(static_cast<size_t>(K * cols_per_block), Scratch::conv_cols);
-    // One chain per weight over (n, oh, ow): images in order, and within an
-    // image the blocks of output positions in order.
-    for (int64_t n = 0; n < g.n; ++n) {
-      const float* xg = x + (n * g.c + gr * cg) * g.h * g.w;
-      const float* dyg = dy + (n * g.oc + gr * ocg) * P;
-      for (int64_t j0 = 0; j0 < P; j0 += cols_per_block) {
-        const int64_t nc = std::min(cols_per_block, P - j0);
-        fill_rows(K, nc, [&](int64_t k0, int64_t k1) { im2col(g, xg, j0, nc, cols, k0, k1); });
-        gemm::Problem p{ocg, K, nc, {dyg + j0, P, 1}, {cols, 1, nc}, dwg, K};
-        p.accumulate = n > 0 || j0 > 0;
+    float* cols = thread_scratch(static_cast<size_t>((k1 - k0) * bl.images * bl.cols), Scratch::conv_cols);
+    float* dys = thread_scratch(static_cast<size_t>(ocg * bl.images * bl.cols), Scratch::conv_out);
+    for (int64_t n0 = 0; n0 < g.n; n0 += bl.images) {
+      const int64_t images = std::min(bl.images, g.n - n0);
+      for (int64_t j0 = 0; j0 < P; j0 += bl.cols) {
+        const int64_t nc = std::min(bl.cols, P - j0), width = images * nc;
+        for (int64_t i = 0; i < images; ++i) {
+          const int64_t n = n0 + i;
+          im2col(g, x + (n * g.c + gr * cg) * g.h * g.w, j0, nc, cols + i * nc, width, k0, k1);
+          if (images > 1)  // dy of these images side by side, as A's columns
+            for (int64_t r = 0; r < ocg; ++r)
+              std::memcpy(dys + r * width + i * nc, dy + (n * g.oc + gr * ocg + r) * P + j0,
+                          static_cast<size_t>(nc) * sizeof(float));
+        }
+        const gemm::Operand a = images > 1 ? gemm::Operand{dys, width, 1}
+                                           : gemm::Operand{dy + (n0 * g.oc + gr * ocg) * P + j0, P, 1};
+        gemm::Problem p{ocg, k1 - k0, width, a, {cols, 1, width}, dwg + k0, K};
+        p.accumulate = n0 > 0 || j0 > 0;
         gemm::run(p, kSingle);
       }
     }
-  });
+  };
+  const int64_t flops = 2 * ocg * K * P * g.n;
+  const int threads = threads_for(flops * g.groups, int64_t{1} << 21);
+  if (g.groups >= threads) {  // whole groups per thread
+    for_jobs(g.groups, flops, [&](int64_t gr) { columns(gr, 0, K); });
+    return;
+  }
+  // Few groups: the threads split each group's weight columns instead
+  // (every column's chains stay on one thread).
+  for (int64_t gr = 0; gr < g.groups; ++gr)
+    parallel_ranges(K, threads, [&](int64_t k0, int64_t k1) { columns(gr, k0, k1); });
 }
 
 }  // namespace conv

@@ -3,6 +3,8 @@
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 
+#include <initializer_list>
+
 namespace repdl {
 namespace gemm {
 namespace {
@@ -40,11 +42,19 @@ const Config& kAvx512Short = kGeneric;
 
 const Config& config(Isa isa, int64_t m, int64_t n) {
   switch (isa) {
-    case Isa::avx512:
-      // (measured on the shapes of bench_gemm and of convolution layers)
-      if (n <= 64) return kAvx512Narrow;
-      if (m < 128) return kAvx512Short;
-      return kAvx512Wide;
+    case Isa::avx512: {
+      // Large products: the wide tile (measured on bench_gemm's shapes).
+      // Otherwise the row that pads m and n least, since the three tiles run
+      // at about the same speed when full; ties go to the shorter tile.
+      if (m >= 128 && n > 64) return kAvx512Wide;
+      const Config* best = nullptr;
+      int64_t best_area = 0;
+      for (const Config* c : {&kAvx512Narrow, &kAvx512Short, &kAvx512Wide}) {
+        const int64_t area = (m + c->mr - 1) / c->mr * c->mr * ((n + c->nr - 1) / c->nr * c->nr);
+        if (best == nullptr || area < best_area) best = c, best_area = area;
+      }
+      return *best;
+    }
     case Isa::avx2: return kAvx2;
     default: return kGeneric;
   }

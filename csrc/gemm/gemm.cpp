@@ -33,42 +33,59 @@ struct Team {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Packed A block (mc x kc) times packed B micro-panels [q0, q1), updating the
-// C block whose top-left element is `c`.  Edge tiles run the same kernel on a
+// Where a macro-kernel finds B's micro-panels: packed (panel q at p + q *
+// kc * nr, rows nr apart), or in B itself (panel q at p + q * nr, rows ldb
+// apart) with a partial last panel packed at `edge`.
+struct Panels {
+  const float* p;
+  int64_t stride, ldb;
+  const float* edge;
+};
+
+// Packed A block (mc x kc) times B micro-panels [q0, q1), updating the C
+// block whose top-left element is `c`.  Edge tiles run the same kernel on a
 // staging tile that first receives the current C values, so partial tiles
 // continue their chains exactly as full ones do.
-void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const float* apack,
-                  const float* bpack, int64_t q0, int64_t q1, float* c, int64_t ldc, bool first,
-                  bool last) {
+void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const float* apack, const Panels& b,
+                  int64_t q0, int64_t q1, float* c, int64_t ldc, bool first, bool last) {
   const int mr = cfg.mr, nr = cfg.nr;
   alignas(64) float tile[kMaxTile];
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j0 = q * nr;
     const int cols = static_cast<int>(std::min<int64_t>(nr, nc - j0));
-    const float* bp = bpack + q * kc * nr;
+    const bool packed_edge = cols < nr && b.edge != nullptr;
+    const float* bp = packed_edge ? b.edge : b.p + q * b.stride;
+    const int64_t ldb = packed_edge ? nr : b.ldb;
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
       const int rows = static_cast<int>(std::min<int64_t>(mr, mc - i0));
       const float* ap = apack + (i0 / mr) * kc * mr;
       float* cp = c + i0 * ldc + j0;
       if (rows == mr && cols == nr) {
-        cfg.kernel(kc, ap, bp, cp, ldc, first, last);
+        cfg.kernel(kc, ap, bp, ldb, cp, ldc, first, last);
         continue;
       }
       if (!first)
         for (int i = 0; i < rows; ++i) std::memcpy(tile + i * nr, cp + i * ldc, cols * sizeof(float));
-      cfg.kernel(kc, ap, bp, tile, nr, first, last);
+      cfg.kernel(kc, ap, bp, ldb, tile, nr, first, last);
       for (int i = 0; i < rows; ++i) std::memcpy(cp + i * ldc, tile + i * nr, cols * sizeof(float));
     }
   }
 }
 
+// Products with at most this many row panels read B's rows in place when
+// they are contiguous: packing B, which costs about as much as reading it
+// twice, only pays when several row panels reuse the packed copy.
+constexpr int64_t kRowPanelsForDirectB = 2;
+
 // One GEMM by `team`.  Threads split rows of C in whole micro-panels; when C
 // has too few rows for that, each thread packs all of A and takes a share of
 // the B micro-panels instead.  B panels are packed cooperatively into the
-// shared `bpack`, or, in a team without shared_b, by each thread for itself.
+// shared `bpack`, or, in a team without shared_b, by each thread for itself;
+// or not at all (see kRowPanelsForDirectB).
 void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpack) {
   const int mr = cfg.mr, nr = cfg.nr;
   const bool split_rows = team.size == 1 || p.m >= int64_t{team.size} * mr * 4;
+  const bool direct_b = p.b.cs == 1 && ceil_div(p.m, mr) <= kRowPanelsForDirectB;
   int64_t m0 = 0, m1 = p.m;
   if (split_rows && team.size > 1) {
     int64_t b, e;
@@ -77,6 +94,8 @@ void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpa
     m1 = std::min(p.m, e * mr);
   }
   float* apack = thread_scratch(static_cast<size_t>(cfg.mc * cfg.kc + cfg.pack_slack), Scratch::gemm_a);
+  float* edge = direct_b ? thread_scratch(static_cast<size_t>(cfg.kc * nr + cfg.pack_slack), Scratch::gemm_edge)
+                         : nullptr;
   for (int64_t jc = 0; jc < p.n; jc += cfg.nc) {
     const int64_t nc = std::min(cfg.nc, p.n - jc);
     const int64_t panels = ceil_div(nc, nr);
@@ -86,19 +105,32 @@ void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpa
       int64_t q0, q1;
       split_range(panels, team.size, team.rank, &q0, &q1);
       const Operand b_block{p.b.p + pc * p.b.rs + jc * p.b.cs, p.b.rs, p.b.cs};
-      if (team.shared_b) cfg.pack_b(b_block, kc, nc, nr, q0, q1, bpack);
-      team.barrier();
       if (split_rows) {
         q0 = 0;
         q1 = panels;
       }
-      if (!team.shared_b) cfg.pack_b(b_block, kc, nc, nr, q0, q1, bpack);
+      Panels b{bpack, kc * nr, nr, nullptr};
+      if (direct_b) {
+        b = {b_block.p, nr, b_block.rs, nc % nr ? edge : nullptr};
+        if (nc % nr && q1 == panels) {
+          const int64_t j = (panels - 1) * nr;
+          cfg.pack_b({b_block.p + j, b_block.rs, 1}, kc, nc - j, nr, 0, 1, edge);
+        }
+      } else {
+        if (team.shared_b) {
+          int64_t s0, s1;
+          split_range(panels, team.size, team.rank, &s0, &s1);
+          cfg.pack_b(b_block, kc, nc, nr, s0, s1, bpack);
+        }
+        team.barrier();
+        if (!team.shared_b) cfg.pack_b(b_block, kc, nc, nr, q0, q1, bpack);
+      }
       for (int64_t ic = m0; ic < m1; ic += cfg.mc) {
         const int64_t mc = std::min(cfg.mc, m1 - ic);
         cfg.pack_a({p.a.p + ic * p.a.rs + pc * p.a.cs, p.a.rs, p.a.cs}, mc, kc, mr, apack);
-        macro_kernel(cfg, mc, nc, kc, apack, bpack, q0, q1, p.c + ic * p.ldc + jc, p.ldc, first, last);
+        macro_kernel(cfg, mc, nc, kc, apack, b, q0, q1, p.c + ic * p.ldc + jc, p.ldc, first, last);
       }
-      team.barrier();  // bpack is overwritten next
+      if (!direct_b) team.barrier();  // bpack is overwritten next
     }
   }
 }

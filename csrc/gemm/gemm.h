@@ -17,10 +17,12 @@ namespace repdl {
 namespace gemm {
 
 // C tile (mr x nr, row stride ldc, unit column stride) continues its chains
-// over kc packed steps: c[i][j] = fma(a[k*mr + i], b[k*nr + j], c[i][j]),
-// k ascending.  zero_init: chains start at +0.0 instead of loading C.
-// finish: this is the last K block, so NaN results become the canonical NaN.
-using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+// over kc steps: c[i][j] = fma(a[k*mr + i], b[k*ldb + j], c[i][j]), k
+// ascending; A is packed, B is a packed micro-panel (ldb = nr) or rows of B
+// itself (ldb its row stride).  zero_init: chains start at +0.0 instead of
+// loading C.  finish: this is the last K block, so NaN results become the
+// canonical NaN.
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                              bool zero_init, bool finish);
 
 struct Operand;
@@ -79,11 +81,11 @@ struct Batch {
 void run(const Problem& p, const Batch& batch);
 
 // Micro-kernels (one file each) and ISA-specific packers.
-void sgemm_generic_ref_4x8(int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void sgemm_avx2_fma_6x16(int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void sgemm_avx512_fma_8x48(int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void sgemm_avx512_fma_6x64(int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void sgemm_avx512_fma_12x32(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void sgemm_generic_ref_4x8(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+void sgemm_avx2_fma_6x16(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_8x48(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_6x64(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+void sgemm_avx512_fma_12x32(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
 void pack_a_avx2_6(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst);
 void pack_b_avx2_16(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, int64_t p1,
                     float* dst);

@@ -1,6 +1,6 @@
-// AVX2+FMA micro-kernel, 6x16.  Per k step: two aligned loads of the packed
-// B row, six broadcasts of the packed A column, twelve vfmadd231ps, each
-// continuing one ymm of C chains: c = fma(a_k, b_k, c), k ascending.
+// AVX2+FMA micro-kernel, 6x16.  Per k step: two loads of the B row, six
+// broadcasts of the packed A column, twelve vfmadd231ps, each continuing one
+// ymm of C chains: c = fma(a_k, b_k, c), k ascending.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include "gemm/gemm.h"
@@ -15,7 +15,7 @@ namespace gemm {
 
 using avx2::canonical_nan8;
 
-void sgemm_avx2_fma_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+void sgemm_avx2_fma_6x16(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                          bool zero_init, bool finish) {
   __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   if (zero_init) {
@@ -33,7 +33,7 @@ void sgemm_avx2_fma_6x16(int64_t kc, const float* a, const float* b, float* c, i
     // A prefetch distance of 8 steps hides the L2 latency of the A stream;
     // B is in L1 by construction.
     _mm_prefetch(reinterpret_cast<const char*>(a + 48), _MM_HINT_T0);
-    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     __m256 ai;
     ai = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(ai, b0, c00); c01 = _mm256_fmadd_ps(ai, b1, c01);
     ai = _mm256_broadcast_ss(a + 1); c10 = _mm256_fmadd_ps(ai, b0, c10); c11 = _mm256_fmadd_ps(ai, b1, c11);
@@ -42,7 +42,7 @@ void sgemm_avx2_fma_6x16(int64_t kc, const float* a, const float* b, float* c, i
     ai = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(ai, b0, c40); c41 = _mm256_fmadd_ps(ai, b1, c41);
     ai = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(ai, b0, c50); c51 = _mm256_fmadd_ps(ai, b1, c51);
     a += 6;
-    b += 16;
+    b += ldb;
   }
   if (finish) {
     c00 = canonical_nan8(c00); c01 = canonical_nan8(c01); c10 = canonical_nan8(c10); c11 = canonical_nan8(c11);

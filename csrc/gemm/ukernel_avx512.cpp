@@ -1,5 +1,4 @@
-// AVX-512F micro-kernels, MR x (16 * NV): per k step NV aligned loads of the
-// packed B row, MR broadcasts of the packed A column and MR * NV
+// AVX-512F micro-kernels, MR x (16 * NV): per k step NV loads of the B row, MR broadcasts of the packed A column and MR * NV
 // vfmadd231ps, each continuing one zmm of C chains: c = fma(a_k, b_k, c), k
 // ascending -- the AVX2 kernel's chains on wider lanes.  The three tiles
 // keep 24 of 32 zmm as C (24 independent chains cover the 4-cycle fma
@@ -17,11 +16,10 @@
 namespace repdl {
 namespace gemm {
 namespace {
-inline __m512 canonical_nan16(__m512 v) {
-  return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
-}
+#include "common/avx512_util.h"
 template <int MR, int NV>
-inline void kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool zero_init, bool finish) {
+inline void kernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, bool zero_init,
+                   bool finish) {
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -32,7 +30,7 @@ inline void kernel(int64_t kc, const float* a, const float* b, float* c, int64_t
     _mm_prefetch(reinterpret_cast<const char*>(a + 8 * MR), _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -40,7 +38,7 @@ inline void kernel(int64_t kc, const float* a, const float* b, float* c, int64_t
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
     a += MR;
-    b += 16 * NV;
+    b += ldb;
   }
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -48,17 +46,17 @@ inline void kernel(int64_t kc, const float* a, const float* b, float* c, int64_t
     for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + 16 * v, finish ? canonical_nan16(acc[i][v]) : acc[i][v]);
 }
 }  // namespace
-void sgemm_avx512_fma_8x48(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool zero_init,
-                           bool finish) {
-  kernel<8, 3>(kc, a, b, c, ldc, zero_init, finish);
+void sgemm_avx512_fma_8x48(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                           bool zero_init, bool finish) {
+  kernel<8, 3>(kc, a, b, ldb, c, ldc, zero_init, finish);
 }
-void sgemm_avx512_fma_6x64(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool zero_init,
-                           bool finish) {
-  kernel<6, 4>(kc, a, b, c, ldc, zero_init, finish);
+void sgemm_avx512_fma_6x64(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                           bool zero_init, bool finish) {
+  kernel<6, 4>(kc, a, b, ldb, c, ldc, zero_init, finish);
 }
-void sgemm_avx512_fma_12x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool zero_init,
-                            bool finish) {
-  kernel<12, 2>(kc, a, b, c, ldc, zero_init, finish);
+void sgemm_avx512_fma_12x32(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                           bool zero_init, bool finish) {
+  kernel<12, 2>(kc, a, b, ldb, c, ldc, zero_init, finish);
 }
 }  // namespace gemm
 }  // namespace repdl

@@ -1,0 +1,81 @@
+// Direct convolution for stride 1 (any padding, dilation and groups), for
+// layers with few channels, where im2col would write kh*kw copies of every
+// input value for GEMMs too small to repay it.  The chains are the
+// contract's, term for term (docs/CONTRACT.md, "Convolution"):
+//
+//   forward      y[o, r, s]   = chain over (i, a, b) of w[o, i, a, b] * xp[i, r + a*dh, s + b*dw]
+//   grad_input   dx[i, r, s]  = chain over (o, a, b) of w[o, i, a, b] * dyp[o, r + ra, s + sb]
+//   grad_weight  dw[o, i, a, b] = chain over (n, r, s) of dy[n, o, r, s] * xp[n, i, r + a*dh, s + b*dw]
+//
+// on zero-padded copies xp and dyp, whose zeros are exactly the +0.0 terms
+// that im2col writes for padding taps.  Both forward and grad_input are one
+// correlation of padded planes with per-tap offsets; lanes of a vector hold
+// neighbouring output columns (correlate) or output channels (weight_grad),
+// never two terms of one chain.
+#pragma once
+
+#include <cstdint>
+
+#include "conv/conv.h"
+
+namespace repdl {
+namespace conv {
+
+// Whether a geometry takes the direct path (conv.cpp asks), and the three
+// drivers (direct.cpp), with conv.h's signatures.
+bool direct_applies(const Geometry& g);         // forward and grad_input
+bool direct_weight_applies(const Geometry& g);  // grad_weight
+void direct_forward(const Geometry& g, const float* x, const float* w, float* y);
+void direct_grad_input(const Geometry& g, const float* dy, const float* w, float* dx);
+void direct_grad_weight(const Geometry& g, const float* x, const float* dy, float* dw);
+
+namespace direct {
+
+// out[o][r][s] = fmachain over (i, a, b) ascending of w[o*w_o + i*w_i + a*kb + b] *
+// src[i*src_ch + (r + roff[a]) * src_row + s + coff[b]], for o in [o0, o1), every r < rows, s < cols.
+// src must be readable up to column (cols rounded up to `block_columns`) + max coff.
+struct Correlation {
+  const float* src;
+  int64_t src_ch, src_row;
+  const float* w;
+  int64_t w_o, w_i;
+  int64_t in_ch, ka, kb;
+  const int64_t* roff;
+  const int64_t* coff;
+  int64_t rows, cols;
+  float* out;
+  int64_t out_ch;  // floats between output planes (rows * cols when dense)
+};
+
+// dw[o*dw_o + t] for taps t = (i, a, b) lexicographic in [t0, t1) and every
+// o < oc: fmachain over positions (n, r, s) ascending of dyt[((n*rows + r)*cols
+// + s) * ocp + o] * src[n*src_img + i*src_ch + (r + roff[a]) * src_row + s + coff[b]],
+// from +0.0 or, with accumulate, continuing from dw (the images of one chain
+// come in several calls).
+struct WeightGrad {
+  const float* src;
+  int64_t src_img, src_ch, src_row;
+  const float* dyt;
+  int64_t ocp;  // dyt's channel stride: oc rounded up to `channel_lanes`
+  int64_t n, rows, cols, oc, ka, kb;
+  const int64_t* roff;
+  const int64_t* coff;
+  float* dw;
+  int64_t dw_o;
+  bool accumulate;
+};
+
+// Every ISA's row: the same chains on different vector widths.
+struct Kernels {
+  int block_columns;  // output columns one correlate step may compute (src's column slack)
+  int channel_lanes;  // output channels per vector in weight_grad
+  void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
+  void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
+};
+extern const Kernels kGeneric;
+extern const Kernels kAvx2;
+extern const Kernels kAvx512;
+
+}  // namespace direct
+}  // namespace conv
+}  // namespace repdl

@@ -1,0 +1,48 @@
+// AVX2+FMA row of the direct convolution: eight lanes, vfmadd (one rounding).
+#include "conv/direct.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+// Everything above is compiled for the baseline; only what follows, which
+// runs after isa.cpp has checked the CPU, may use AVX2 and FMA.
+#pragma GCC target("avx2,fma")
+#include "common/avx2_util.h"
+
+namespace repdl {
+namespace conv {
+namespace direct {
+namespace {
+
+struct V {
+  using T = __m256;
+  static constexpr int kLanes = 8;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static void store_first(float* p, T v, int n) {  // a masked store: no partial reads of a spilled vector
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    _mm256_maskstore_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane), v);
+  }
+  static T bcast(float x) { return _mm256_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T canonical(T v) { return avx2::canonical_nan8(v); }
+};
+
+#include "conv/direct_rows.inc"
+
+}  // namespace
+
+const Kernels kAvx2 = kKernels;
+
+}  // namespace direct
+}  // namespace conv
+}  // namespace repdl
+#else
+namespace repdl {
+namespace conv {
+namespace direct {
+const Kernels kAvx2 = kGeneric;  // never selected: isa_supported(avx2) is false
+}  // namespace direct
+}  // namespace conv
+}  // namespace repdl
+#endif

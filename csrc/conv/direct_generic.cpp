@@ -1,0 +1,33 @@
+// Portable row of the direct convolution: one lane, std::fma (the correctly
+// rounded fused multiply-add on every conforming platform).
+#include <cmath>
+
+#include "common/nan.h"
+#include "conv/direct.h"
+
+namespace repdl {
+namespace conv {
+namespace direct {
+namespace {
+
+struct V {
+  using T = float;
+  static constexpr int kLanes = 1;
+  static T zero() { return 0.0f; }
+  static T load(const float* p) { return *p; }
+  static void store(float* p, T v) { *p = v; }
+  static void store_first(float* p, T v, int) { *p = v; }
+  static T bcast(float x) { return x; }
+  static T fma(T a, T b, T c) { return std::fma(a, b, c); }
+  static T canonical(T v) { return canonical_nan(v); }
+};
+
+#include "conv/direct_rows.inc"
+
+}  // namespace
+
+const Kernels kGeneric = kKernels;
+
+}  // namespace direct
+}  // namespace conv
+}  // namespace repdl
