@@ -16,7 +16,7 @@ import argparse
 import torch
 
 import repdl
-from _timing import compare, header, row
+from repdl.benchmarks.timing import compare, header, row
 
 FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
              "erf", "erfc", "gelu", "gelu_tanh"]

@@ -8,7 +8,7 @@ import argparse
 import torch
 
 import repdl
-from _timing import compare, header, row
+from repdl.benchmarks.timing import compare, header, row
 
 SQUARE = [256, 512, 1024, 2048]
 LAYERS = [(4096, 3072, 768), (8192, 64, 1024), (128, 4096, 4096), (100, 120, 400)]

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 import repdl
 import repdl.random as rr
-from _timing import compare, header, row
+from repdl.benchmarks.timing import compare, header, row
 
 
 def main():

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import repdl
-from _timing import compare, header, row
+from repdl.benchmarks.timing import compare, header, row
 
 
 def main():

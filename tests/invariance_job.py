@@ -2,7 +2,7 @@
 
 tests/test_invariance.py runs it in fresh processes under different thread
 counts, instruction sets, BLAS settings and flush-to-zero
-(REPDL_JOB_FLUSH_DENORMAL=1 calls torch.set_flush_denormal(True) once the
+(REPDL_VERIFY_FLUSH_DENORMAL=1 calls torch.set_flush_denormal(True) once the
 inputs exist); every RepDL hash must agree.  The same ops through plain
 torch are hashed too, to show that the settings really reach the process
 (torch's results do move with them).  The "tiny" inputs make subnormal
@@ -26,7 +26,7 @@ def job():
     big = pattern(1 << 18, salt=9)
     tiny = pattern(64, 96, salt=10) * 2.0 ** -66
     tiny_w = pattern(40, 96, salt=11) * 2.0 ** -64
-    if os.environ.get("REPDL_JOB_FLUSH_DENORMAL") == "1":
+    if os.environ.get("REPDL_VERIFY_FLUSH_DENORMAL") == "1":
         torch.set_flush_denormal(True)
     ops = {
         "mm": (lambda: repdl.mm(a, b), lambda: torch.mm(a, b)),

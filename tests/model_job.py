@@ -70,6 +70,6 @@ def job():
 
 
 if __name__ == "__main__":
-    if os.environ.get("REPDL_JOB_FLUSH_DENORMAL") == "1":
+    if os.environ.get("REPDL_VERIFY_FLUSH_DENORMAL") == "1":
         torch.set_flush_denormal(True)
     print(json.dumps(job()))

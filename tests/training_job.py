@@ -178,7 +178,7 @@ def main():
     parser.add_argument("--checkpoint", default=None)
     parser.add_argument("--resume", default=None)
     args = parser.parse_args()
-    if os.environ.get("REPDL_JOB_FLUSH_DENORMAL") == "1":
+    if os.environ.get("REPDL_VERIFY_FLUSH_DENORMAL") == "1":
         torch.set_flush_denormal(True)
     fw = TORCH if args.torch else REPDL
     with backends.use(args.backend) if args.backend else contextlib.nullcontext():

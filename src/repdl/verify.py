@@ -1,5 +1,8 @@
-"""Hashes of tensors and state, for checking that two runs agree bit for bit."""
+"""Hashes of tensors and state, for checking that two runs agree bit for bit,
+and the API through which a script reports them to ``repdl verify``."""
 import ctypes
+import json
+import os
 import struct
 import hashlib
 import numbers
@@ -109,3 +112,43 @@ def get_hash(obj) -> str:
                    b"S" if isinstance(leaf, str) else b"N")
             _field(h, str(leaf).encode())
     return h.hexdigest()
+
+
+# ---- reporting to `repdl verify` ---------------------------------------------------------
+# Under `repdl verify` each cell's process gets REPDL_VERIFY_REPORT, a file to
+# which every report appends one JSON line; run by hand, a report is printed.
+
+def report(name: str, obj) -> str:
+    """Report get_hash(obj) under `name` (a tensor, module, optimizer,
+    state_dict, list of these...): ``repdl verify`` compares these across
+    its environments and against golden files.  Returns the hash."""
+    digest = get_hash(obj)
+    report_hash(name, digest)
+    return digest
+
+
+def report_hash(name: str, digest: str) -> None:
+    """Report an already computed hash under `name`."""
+    _emit("hash", name, digest)
+
+
+def report_metric(name: str, value: float) -> None:
+    """Report a number that is shown, not compared (an accuracy, a loss)."""
+    _emit("metric", name, float(value))
+
+
+def device() -> str:
+    """The device this verification cell asks the job to run on ("cpu"
+    unless ``repdl verify`` runs a device cell)."""
+    return os.environ.get("REPDL_VERIFY_DEVICE", "cpu")
+
+
+def _emit(kind, name, value):
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"repdl.verify.report: name must be a non-empty string, got {name!r}")
+    path = os.environ.get("REPDL_VERIFY_REPORT")
+    if path is None:
+        print(f"[repdl.verify] {name}: {value}")
+        return
+    with open(path, "a") as f:
+        f.write(json.dumps({"kind": kind, "name": name, "value": value}) + "\n")

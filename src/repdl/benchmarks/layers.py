@@ -1,0 +1,67 @@
+"""Layer benchmark cases, forward plus backward: convolutions, linear,
+layer_norm, softmax and attention, each as (name, torch step, RepDL step);
+and the per-call cost of a small op.  Used by bench/bench_nn.py and
+`repdl bench`."""
+import time
+
+import torch
+import torch.nn.functional as F
+
+import repdl
+import repdl.nn.functional as RF
+
+
+def fwd_bwd(fn, inputs):
+    """One forward and backward of fn(*inputs) (leaves that require grad)."""
+    leaves = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+
+    def step():
+        out = fn(*inputs)
+        torch.autograd.grad(out, leaves, torch.ones_like(out))
+
+    return step
+
+
+def leaf(*shape):
+    return torch.randn(*shape).requires_grad_()
+
+
+def conv_cases(quick):
+    cases = [("conv2d 32x64x56x56 3x3 p1", (32, 64, 56, 64, 3, 1, 1, 1)),
+             ("conv2d 32x3x224x224 7x7 s2 p3", (32, 3, 224, 64, 7, 2, 3, 1)),
+             ("conv2d 32x64x56x56 1x1", (32, 64, 56, 64, 1, 1, 0, 1)),
+             ("conv2d 32x64x56x56 3x3 depthwise", (32, 64, 56, 64, 3, 1, 1, 64))]
+    if quick:
+        cases = [(name.replace("32x", "4x"), (4, *rest)) for name, (_, *rest) in cases]
+    for name, (n, c, h, oc, k, s, p, g) in cases:
+        first_layer = c == 3  # the input image of a network needs no gradient
+        x = torch.randn(n, c, h, h).requires_grad_(not first_layer)
+        w = leaf(oc, c // g, k, k)
+        yield name + (" (no grad_input)" if first_layer else ""), \
+            fwd_bwd(lambda a, b, s=s, p=p, g=g: F.conv2d(a, b, None, s, p, 1, g), (x, w)), \
+            fwd_bwd(lambda a, b, s=s, p=p, g=g: RF.conv2d(a, b, None, s, p, 1, g), (x, w))
+
+
+def layer_cases(quick):
+    tokens = 512 if quick else 2048
+    x, w, b = leaf(tokens, 768), leaf(3072, 768), leaf(3072)
+    yield "linear 2048x768 -> 3072", fwd_bwd(F.linear, (x, w, b)), fwd_bwd(RF.linear, (x, w, b))
+    x2, w2 = leaf(tokens, 3072), leaf(768, 3072)
+    yield "linear 2048x3072 -> 768", fwd_bwd(F.linear, (x2, w2)), fwd_bwd(RF.linear, (x2, w2))
+    h, lw, lb = leaf(tokens, 768), leaf(768), leaf(768)
+    yield "layer_norm 2048x768", fwd_bwd(lambda a, c, d: F.layer_norm(a, (768,), c, d), (h, lw, lb)), \
+        fwd_bwd(lambda a, c, d: RF.layer_norm(a, (768,), c, d), (h, lw, lb))
+    s = leaf(16 if quick else 64, 128, 128)
+    yield "softmax 64x128x128", fwd_bwd(lambda a: F.softmax(a, -1), (s,)), fwd_bwd(lambda a: RF.softmax(a, -1), (s,))
+    q, k, v = leaf(4, 8, 128, 64), leaf(4, 8, 128, 64), leaf(4, 8, 128, 64)
+    yield "sdpa 4x8x128x64 causal", \
+        fwd_bwd(lambda a, c, d: F.scaled_dot_product_attention(a, c, d, is_causal=True), (q, k, v)), \
+        fwd_bwd(lambda a, c, d: RF.scaled_dot_product_attention(a, c, d, is_causal=True), (q, k, v))
+
+
+def per_call(fn, x, calls=2000):
+    fn(x)
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn(x)
+    return (time.perf_counter() - t) / calls
