@@ -112,6 +112,24 @@ def test_matmul_broadcasting(sa, sb, gen, isa):
     assert_bitwise_equal(out, ref.matmul(a2, b2).reshape(out.shape))
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "seq_first", "strided_rows", "expanded_rows", "long_transposed"])
+def test_batched_rows_against_one_matrix(layout, gen, isa):
+    """A (*A, M, K) @ (K, N): the batch's rows run as one GEMM when one
+    stride reaches them (or after a copy, for short M), else as a batched
+    GEMM: the same chains either way."""
+    a = {"contiguous": lambda: wide(3, 5, 7, 33, gen=gen),
+         "seq_first": lambda: wide(16, 12, 33, gen=gen).transpose(0, 1),  # MultiheadAttention's (L, N, E)
+         "strided_rows": lambda: wide(6, 10, 33, gen=gen)[:, ::3],
+         "expanded_rows": lambda: wide(1, 33, gen=gen).expand(4, 9, 33),
+         "long_transposed": lambda: wide(130, 3, 33, gen=gen).transpose(0, 1)}[layout]()
+    b = wide(33, 21, gen=gen)
+    want = ref.matmul(a, b)
+    assert_bitwise_equal(repdl.matmul(a, b), want)
+    assert_bitwise_equal(repdl.matmul(a, b.t().contiguous().t()), want, "column-major weight")
+    empty_k = repdl.matmul(a[..., :0], b[:0])  # +0.0 everywhere: an empty chain
+    assert_bitwise_equal(empty_k, torch.zeros(*a.shape[:-1], 21))
+
+
 def test_bmm_and_expanded_operands(gen, isa):
     a, b = wide(4, 9, 11, gen=gen), wide(4, 11, 6, gen=gen)
     assert_bitwise_equal(repdl.bmm(a, b), ref.matmul(a, b))

@@ -30,6 +30,7 @@ import torch
 
 import repdl
 from repdl import backends
+from repdl.benchmarks.training import Transformer
 from repdl.random import sample_generator
 
 SEED = 2026
@@ -74,25 +75,9 @@ def lenet(nn):
         nn.Dropout(0.25), nn.Linear(8 * 2 * 2, 24), nn.ReLU(), nn.Linear(24, 10))
 
 
-class TinyLM(torch.nn.Module):
-    def __init__(self, nn, add, vocab=32, d=16, heads=2, length=12, layers=2):
-        super().__init__()
-        self.add = add
-        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(length, d)
-        self.blocks = nn.ModuleList(nn.ModuleDict({
-            "ln1": nn.LayerNorm(d), "attn": nn.MultiheadAttention(d, heads, batch_first=True),
-            "ln2": nn.LayerNorm(d), "mlp": nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))})
-            for _ in range(layers))
-        self.ln_f, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
-        self.register_buffer("causal", torch.triu(torch.ones(length, length, dtype=torch.bool), 1))
-
-    def forward(self, idx):
-        x = self.add(self.tok(idx), self.pos(torch.arange(idx.shape[1])))
-        for b in self.blocks:
-            h = b["ln1"](x)
-            x = self.add(x, b["attn"](h, h, h, attn_mask=self.causal, need_weights=False)[0])
-            x = self.add(x, b["mlp"](b["ln2"](x)))
-        return self.head(self.ln_f(x))
+def tiny_lm(nn, add):
+    """The benchmark's pre-LN decoder (repdl.benchmarks.training) at toy size."""
+    return Transformer(nn, add, vocab=32, d=16, heads=2, length=12, layers=2)
 
 
 # ---- the two frameworks ------------------------------------------------------------------
@@ -106,8 +91,8 @@ TORCH = dict(nn=torch.nn, optim=torch.optim, sched=torch.optim.lr_scheduler, add
 def build(fw, name):
     """Model, optimizer, schedule; initial weights always from RepDL's stream."""
     repdl.manual_seed(SEED)
-    ours = lenet(repdl.nn) if name == "cnn" else TinyLM(repdl.nn, repdl.add)
-    model = ours if fw is REPDL else (lenet(torch.nn) if name == "cnn" else TinyLM(torch.nn, torch.add))
+    ours = lenet(repdl.nn) if name == "cnn" else tiny_lm(repdl.nn, repdl.add)
+    model = ours if fw is REPDL else (lenet(torch.nn) if name == "cnn" else tiny_lm(torch.nn, torch.add))
     model.load_state_dict(ours.state_dict())
     if name == "cnn":
         opt = fw["optim"].SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)

@@ -1,4 +1,6 @@
 """CPU backend: matrix products (C++ BLIS-style GEMM)."""
+import math
+
 import torch
 
 from ... import _C
@@ -14,12 +16,42 @@ def matmul(a, b):
         return out
     batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = torch.empty(*batch, m, n, dtype=torch.float32)
+    if b.dim() == 2 and tuple(a.shape[:-2]) == tuple(batch):
+        # One matrix for every batch: the batch's rows are rows of one GEMM
+        # (each output's k chain is the same either way).  Rows that no
+        # single stride reaches are copied when the matrices are short
+        # (MultiheadAttention's (L, N, E) projections: m = N = 16 rows per
+        # GEMM run at half speed); long ones keep the batched call.
+        rows = _as_rows(a)
+        if rows is None and m < 128:
+            rows = a.reshape(math.prod(a.shape[:-1]), k)
+        if rows is not None:
+            _C.gemm(rows.shape[0], n, k, rows.data_ptr(), *rows.stride(), b.data_ptr(), *b.stride(),
+                    out.data_ptr(), n, 0)
+            return out
     # expand() gives broadcast batch dims stride 0: no copies, any layout.
     a = a.expand(*batch, m, k)
     b = b.expand(*batch, k, n)
     _C.gemm(m, n, k, a.data_ptr(), a.stride(-2), a.stride(-1), b.data_ptr(), b.stride(-2), b.stride(-1),
             out.data_ptr(), n, len(batch), *batch, *a.stride()[:-2], *b.stride()[:-2])
     return out
+
+
+def _as_rows(a):
+    """a (*A, M, K) as one (prod(A)*M, K) view, or None when its rows are
+    not evenly spaced in memory."""
+    row = None
+    for size, stride in reversed(list(zip(a.shape[:-1], a.stride()[:-1]))):
+        if size == 1:
+            continue
+        if row is None:
+            row, span = stride, stride * size
+        elif stride != span:
+            return None
+        else:
+            span = stride * size
+    row = a.shape[-1] if row is None else row  # a single row: any stride will do
+    return a.as_strided((math.prod(a.shape[:-1]), a.shape[-1]), (row, a.stride(-1)))
 
 
 def linear(x, weight, bias):
