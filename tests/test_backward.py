@@ -274,3 +274,19 @@ def test_broadcast_gradients_are_sequential_sums():
 def test_case_list_covers_every_public_op():
     assert set(repdl.ops.__all__) <= set(CASES)
     assert TARGET.dtype == torch.int64
+
+
+def test_tensor_escaped_from_a_transform_records_like_a_plain_one():
+    """A tensor kept from inside torch.func.grad outlives its transform (a
+    dead functorch wrapper); eager autograd then sees the tensor it wraps."""
+    kept = []
+
+    def f(t):
+        kept.append(t)
+        return repdl.exp(t).sum()
+
+    x = pattern(5, salt=3)
+    torch.func.grad(f)(x)
+    w = pattern(5, salt=4).requires_grad_()
+    repdl.mul(kept[0], w).sum().backward()
+    assert_bitwise_equal(w.grad, x)

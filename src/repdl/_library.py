@@ -29,6 +29,7 @@ __all__ = ["Op", "vmap_by_loop"]
 
 _PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
 _functorch_active = torch._C._are_functorch_transforms_active
+_unwrap_if_dead = torch._C._functorch.unwrap_if_dead
 
 
 class Op:
@@ -68,6 +69,12 @@ class Op:
             "forward": staticmethod(forward),
             "backward": staticmethod(backward),
         })
+        # Function.apply's C base, called directly: __call__ has already
+        # ruled out functorch transforms and subclasses, so what
+        # Function.apply adds (a setup_context probe and a generator over
+        # the arguments, about 2 us) reduces to unwrapping dead functorch
+        # wrappers, which __call__ does itself.
+        self._record = super(torch.autograd.Function, self.function).apply
 
     def __call__(self, *args):
         if torch.compiler.is_compiling():
@@ -81,7 +88,7 @@ class Op:
         if _functorch_active():
             return self.transformable.apply(*args)
         if grad and torch.is_grad_enabled():
-            return self.function.apply(*args)
+            return self._record(*[_unwrap_if_dead(a) if isinstance(a, torch.Tensor) else a for a in args])
         return self.impl(*args)
 
 
