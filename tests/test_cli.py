@@ -151,10 +151,11 @@ def test_experiment_small(tmp_path):
     assert "| RepDL | test accuracy |" in (out / "report.md").read_text()
 
 
-def test_bench_quick_json():
-    done = repdl_cli("bench", "--quick", "--only", "mm", "--json", check_rc=0)
+@pytest.mark.parametrize("suite,only", [("main", "mm"), ("in-cache", "exp 64K")])
+def test_bench_quick_json(suite, only):
+    done = repdl_cli("bench", "--suite", suite, "--quick", "--only", only, "--json", check_rc=0)
     results = json.loads(done.stdout)["results"]
-    assert results and all(r["case"].startswith("mm") and r["ratio"] > 0 for r in results)
+    assert results and all(only in r["case"] and r["ratio"] > 0 for r in results)
 
 
 @pytest.mark.parametrize("case", ["missing_script", "crashing_script", "silent_script", "unknown_variant",

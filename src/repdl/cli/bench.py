@@ -4,7 +4,7 @@ the cases in repdl.benchmarks (the same code as bench/*.py)."""
 import torch
 
 import repdl
-from repdl.benchmarks import layers, training
+from repdl.benchmarks import in_cache, layers, training
 from repdl.benchmarks.timing import compare, header, row
 from repdl.cli import progress
 from repdl.cli.task import CliError
@@ -15,6 +15,9 @@ def add_parser(sub):
                        description=__doc__)
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
                    help=f"intra-op threads (default {torch.get_num_threads()})")
+    p.add_argument("--suite", choices=("main", "in-cache"), default="main",
+                   help="main: the main ops and training steps (default); in-cache: every correctly rounded "
+                        "function at 8K-16M elements and the softmax family, forward and backward")
     p.add_argument("--quick", action="store_true", help="smaller sizes, one round (a smoke run, under a minute)")
     p.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
     p.add_argument("--json", action="store_true", help="print the ratios as JSON instead of the table")
@@ -34,13 +37,23 @@ def op_cases(quick):
     yield f"softmax {s.shape[0]}x1000", (lambda: torch.softmax(s, 1)), (lambda: repdl.softmax(s, 1))
 
 
+def main_cases(quick):
+    return [*op_cases(quick), *layers.conv_cases(quick), *layers.layer_cases(quick),
+            ("LeNet-5 training step, SGD", *training.lenet_case(quick)),
+            ("transformer training step, AdamW", *training.transformer_case(quick))]
+
+
+def in_cache_cases(quick):
+    sizes = (65536,) if quick else in_cache.SIZES
+    shapes = in_cache.SOFTMAX_SHAPES[:1] if quick else in_cache.SOFTMAX_SHAPES
+    return [*in_cache.elementwise_cases(sizes), *in_cache.softmax_cases(shapes)]
+
+
 def run(args):
     if args.threads < 1:
         raise CliError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    cases = [*op_cases(args.quick), *layers.conv_cases(args.quick), *layers.layer_cases(args.quick),
-             ("LeNet-5 training step, SGD", *training.lenet_case(args.quick)),
-             ("transformer training step, AdamW", *training.transformer_case(args.quick))]
+    cases = main_cases(args.quick) if args.suite == "main" else in_cache_cases(args.quick)
     if args.only:
         cases = [c for c in cases if args.only in c[0]]
         if not cases:

@@ -1,0 +1,58 @@
+"""Where training runs: the correctly rounded functions and the softmax
+family on tensors of a layer's size, which stay in L2, beside one size
+from memory, forward and forward plus backward.  16M-element runs are
+bandwidth-bound on a 2-core machine and hide a kernel's cost; these do not.
+Used by bench/bench_in_cache.py and `repdl bench --suite in-cache`."""
+import torch
+
+import repdl
+from repdl.benchmarks.elementwise import FUNCTIONS, domain, pair
+
+SIZES = (8192, 65536, 524288, 1 << 24)
+SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000))
+
+
+def _with_backward(fn, x):
+    """fn(x) and its gradient for an all-ones upstream gradient."""
+    leaf = x.detach().requires_grad_()
+
+    def step():
+        out = fn(leaf)
+        torch.autograd.grad(out, leaf, torch.ones_like(out))
+
+    return step
+
+
+def elementwise_cases(sizes=SIZES, names=FUNCTIONS, backward=True):
+    """(case name, torch step, RepDL step) per function, size and pass."""
+    for n in sizes:
+        x0 = repdl.random.randn(n, generator=repdl.random.Generator(n))
+        for name in names:
+            x = domain(name, x0)
+            tf, rf = pair(name)
+            yield f"{name} {_size(n)}", (lambda f=tf, x=x: f(x)), (lambda f=rf, x=x: f(x))
+            if backward:
+                yield f"{name} {_size(n)} +backward", _with_backward(tf, x), _with_backward(rf, x)
+
+
+def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True):
+    F = torch.nn.functional
+    for shape in shapes:
+        x = repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape)))
+        label = "x".join(map(str, shape))
+        for name, tf, rf in (("softmax", lambda t: F.softmax(t, -1), lambda t: repdl.softmax(t, -1)),
+                             ("log_softmax", lambda t: F.log_softmax(t, -1), lambda t: repdl.log_softmax(t, -1))):
+            yield f"{name} {label}", (lambda f=tf, x=x: f(x)), (lambda f=rf, x=x: f(x))
+            if backward:
+                yield f"{name} {label} +backward", _with_backward(tf, x), _with_backward(rf, x)
+    logits = repdl.random.randn(4096, 1000, generator=repdl.random.Generator(5))
+    target = repdl.random.randint(0, 1000, (4096,), generator=repdl.random.Generator(6))
+    yield "cross_entropy 4096x1000", (lambda: F.cross_entropy(logits, target)), \
+        (lambda: repdl.cross_entropy(logits, target))
+    if backward:
+        yield "cross_entropy 4096x1000 +backward", _with_backward(lambda t: F.cross_entropy(t, target), logits), \
+            _with_backward(lambda t: repdl.cross_entropy(t, target), logits)
+
+
+def _size(n):
+    return f"{n // (1 << 20)}M" if n >= 1 << 20 else f"{n // 1024}K"
