@@ -17,7 +17,8 @@ def add_parser(sub):
         "verify", help="run a job in a matrix of environments and compare its hashes",
         description="Run the demo (no SCRIPT) or SCRIPT, which reports hashes with repdl.verify.report(name, obj), "
                     "once per environment variant in a fresh process, with RepDL and, for the demo, with plain "
-                    "PyTorch. Exits 1 when RepDL's hashes differ between variants or from a golden file.")
+                    "PyTorch. Exits 1 when RepDL's hashes differ between variants or from a golden file. Options "
+                    "go before SCRIPT; whatever follows SCRIPT is passed to it.")
     p.add_argument("script", nargs="?", help="a Python script that calls repdl.verify.report (default: the demo)")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to SCRIPT")
     p.add_argument("--variants", help="comma-separated variants to run (default: all this machine has; "
