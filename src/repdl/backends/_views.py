@@ -29,7 +29,7 @@ class ReductionView(NamedTuple):
         return (self.x.data_ptr(), self.P1, self.s1, self.P0, self.s0, self.R, self.sr)
 
 
-def _groups(x, dims):
+def coalesced(x, dims):
     """(size, stride) groups of dims, in order, after dropping size-1 dims
     and merging neighbours that are contiguous with each other."""
     out = []
@@ -51,13 +51,13 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
     kept = tuple(d for d in range(x.dim()) if d not in dims)
     out_shape = tuple(x.shape[d] for d in kept)
     R = math.prod(x.shape[d] for d in dims)
-    red, keep = _groups(x, dims), _groups(x, kept)
+    red, keep = coalesced(x, dims), coalesced(x, kept)
     perm = tuple(range(x.dim()))
     if len(red) > 1 or len(keep) > 2:
         perm = kept + dims
         x = x.permute(*perm).contiguous()
         n = len(kept)
-        red, keep = _groups(x, range(n, x.dim())), _groups(x, range(n))
+        red, keep = coalesced(x, range(n, x.dim())), coalesced(x, range(n))
     ((_, sr),) = red or [(1, 0)]
     keep = [(1, 0)] * (2 - len(keep)) + keep
     (P1, s1), (P0, s0) = keep

@@ -7,20 +7,15 @@ import torch
 
 import repdl
 from repdl.benchmarks.elementwise import FUNCTIONS, domain, pair
+from repdl.benchmarks.layers import fwd_bwd
 
 SIZES = (8192, 65536, 524288, 1 << 24)
 SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000))
 
 
 def _with_backward(fn, x):
-    """fn(x) and its gradient for an all-ones upstream gradient."""
-    leaf = x.detach().requires_grad_()
-
-    def step():
-        out = fn(leaf)
-        torch.autograd.grad(out, leaf, torch.ones_like(out))
-
-    return step
+    """fn(x) and its gradient, x a fresh leaf (layers.fwd_bwd)."""
+    return fwd_bwd(fn, (x.detach().requires_grad_(),))
 
 
 def elementwise_cases(sizes=SIZES, names=FUNCTIONS, backward=True):

@@ -30,9 +30,7 @@ def op_cases(quick):
     n = 256 if quick else 1024
     a, b = repdl.random.randn(n, n, generator=g), repdl.random.randn(n, n, generator=g)
     yield f"mm {n}x{n}x{n}", (lambda: torch.mm(a, b)), (lambda: repdl.mm(a, b))
-    x = repdl.random.randn(65536, generator=g)
-    for name in ("exp", "sigmoid", "tanh"):
-        yield f"{name} 64K (in cache)", (lambda f=getattr(torch, name): f(x)), (lambda f=getattr(repdl, name): f(x))
+    yield from in_cache.elementwise_cases((65536,), ("exp", "sigmoid", "tanh"), backward=False)
     s = repdl.random.randn(1024 if quick else 4096, 1000, generator=g)
     yield f"softmax {s.shape[0]}x1000", (lambda: torch.softmax(s, 1)), (lambda: repdl.softmax(s, 1))
 

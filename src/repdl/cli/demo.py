@@ -35,16 +35,13 @@ def check_device(device):
     raise task.CliError(f"device {device!r} is not available here; available: {available}")
 
 
-def torch_invariance(result_model_state, test_x):
-    """How many of the first test samples plain torch.nn computes alone with
-    the bits of their rows in the full batch (same trained weights)."""
+def torch_invariance(trained_state, test_x):
+    """task.alone_equal_batch for plain torch.nn with the same trained weights."""
     model = task.cnn(torch.nn).to(test_x.device)
-    model.load_state_dict(result_model_state)
+    model.load_state_dict(trained_state)
     model.eval()
     with torch.no_grad():
-        full = model(test_x)
-        return sum(bool(torch.equal(model(test_x[i:i + 1]).view(torch.int32), full[i:i + 1].view(torch.int32)))
-                   for i in range(task.INVARIANCE_SAMPLES))
+        return task.alone_equal_batch(model, test_x, model(test_x))
 
 
 def run(args):
@@ -75,7 +72,7 @@ def print_report(result, torch_alone, compared, device):
     print(f"RepDL {repdl.__version__} | torch {torch.__version__} | {env['cpu']} | RepDL ISA {env['repdl_isa']} | "
           f"{env['threads']} threads | {device}")
     print(f"A CNN trained for {result.epochs} epochs on scikit-learn's 8x8 digits "
-          f"({1797 - task.TEST_SAMPLES} training, {task.TEST_SAMPLES} test images), seed {result.seed}:")
+          f"({task.TRAIN_SAMPLES} training, {task.TEST_SAMPLES} test images), seed {result.seed}:")
     print(f"  initial model  sha256 {result.initial_model}")
     print(f"  trained model  sha256 {result.trained_model}")
     print(f"  test logits    sha256 {result.test_logits}")

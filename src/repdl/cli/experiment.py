@@ -34,10 +34,6 @@ def environments():
     return [v for v in matrix.variants() if v.name not in ("reference", "cuda")]
 
 
-def std(values):
-    return statistics.stdev(values)
-
-
 def summarise(runs):
     """Per framework: std of accuracy and loss per group, and their ratio."""
     out = {}
@@ -45,7 +41,7 @@ def summarise(runs):
         groups = {g: [r for r in runs if r["framework"] == fw and r["group"] == g] for g in ("fixed", "varied")}
         row = {"fixed_seed_distinct_models": len({r["trained_model"] for r in groups["fixed"]})}
         for metric in ("test_accuracy", "test_loss"):
-            fixed, varied = (std([r[metric] for r in groups[g]]) for g in ("fixed", "varied"))
+            fixed, varied = (statistics.stdev(r[metric] for r in groups[g]) for g in ("fixed", "varied"))
             row[metric] = {"fixed_std": fixed, "varied_std": varied,
                            "share": fixed / varied if varied else None}
         out[fw] = row

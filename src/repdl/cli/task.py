@@ -15,7 +15,9 @@ import torch
 import repdl
 from repdl.utils import get_hash
 
+SAMPLES = 1797            # images in scikit-learn's digits
 TEST_SAMPLES = 360
+TRAIN_SAMPLES = SAMPLES - TEST_SAMPLES
 BATCH = 32
 INVARIANCE_SAMPLES = 5     # test samples also evaluated one at a time
 
@@ -129,15 +131,21 @@ def train(framework: str = "repdl", seed: int = 0, epochs: int = 8, device: str 
     with torch.no_grad():
         logits = model(test_x)
         loss = loss_fn(logits, test_y)
-        alone = sum(bool(torch.equal(model(test_x[i:i + 1]).view(torch.int32), logits[i:i + 1].view(torch.int32)))
-                    for i in range(INVARIANCE_SAMPLES))
+        alone = alone_equal_batch(model, test_x, logits)
     accuracy = (logits.argmax(1) == test_y).sum().item() / len(test_y)
     result = Result(framework, seed, epochs, initial, get_hash(model), get_hash(logits), accuracy, loss.item(), alone)
     return result, model, test_x
 
 
+def alone_equal_batch(model, test_x, logits):
+    """How many of the first INVARIANCE_SAMPLES test images, evaluated one
+    at a time, give the bits of their rows of `logits` (the whole batch)."""
+    return sum(bool(torch.equal(model(test_x[i:i + 1]).view(torch.int32), logits[i:i + 1].view(torch.int32)))
+               for i in range(INVARIANCE_SAMPLES))
+
+
 def steps_total(epochs: int, steps=None) -> int:
-    full = epochs * -(-(1797 - TEST_SAMPLES) // BATCH)
+    full = epochs * -(-TRAIN_SAMPLES // BATCH)
     return full if steps is None else min(steps, full)
 
 

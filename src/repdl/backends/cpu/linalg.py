@@ -4,6 +4,7 @@ import math
 import torch
 
 from ... import _C
+from .._views import coalesced
 from .arith import binary_
 
 
@@ -39,18 +40,11 @@ def matmul(a, b):
 
 def _as_rows(a):
     """a (*A, M, K) as one (prod(A)*M, K) view, or None when its rows are
-    not evenly spaced in memory."""
-    row = None
-    for size, stride in reversed(list(zip(a.shape[:-1], a.stride()[:-1]))):
-        if size == 1:
-            continue
-        if row is None:
-            row, span = stride, stride * size
-        elif stride != span:
-            return None
-        else:
-            span = stride * size
-    row = a.shape[-1] if row is None else row  # a single row: any stride will do
+    not evenly spaced in memory (the row dims do not coalesce)."""
+    groups = coalesced(a, range(a.dim() - 1))
+    if len(groups) > 1:
+        return None
+    row = groups[0][1] if groups else a.shape[-1]  # no row dim above size 1: any stride will do
     return a.as_strided((math.prod(a.shape[:-1]), a.shape[-1]), (row, a.stride(-1)))
 
 
