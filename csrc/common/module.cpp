@@ -64,6 +64,21 @@ PyObject* py_ieee_enter(PyObject*, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// The calling thread alone, for work torch runs inline (ops on fewer
+// elements than ATen's parallel grain): no parallel region to wake.
+PyObject* py_ieee_enter_thread(PyObject*, PyObject*) {
+  t_saved_fp_states.push_back(repdl::fp_state_enter_ieee());
+  Py_RETURN_NONE;
+}
+
+PyObject* py_ieee_exit_thread(PyObject*, PyObject*) {
+  if (!t_saved_fp_states.empty()) {
+    repdl::fp_state_restore(t_saved_fp_states.back());
+    t_saved_fp_states.pop_back();
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject* py_ieee_exit(PyObject*, PyObject*) {
   Py_BEGIN_ALLOW_THREADS
 #pragma omp parallel num_threads(omp_get_max_threads())
@@ -82,6 +97,8 @@ const PyMethodDef kCommonMethods[] = {
     {"max_threads", py_max_threads, METH_NOARGS, "Threads an OpenMP region would use now."},
     {"ieee_enter", py_ieee_enter, METH_NOARGS, "IEEE default FP environment on this thread and the OpenMP pool."},
     {"ieee_exit", py_ieee_exit, METH_NOARGS, "Restore the FP environment saved by the matching ieee_enter."},
+    {"ieee_enter_thread", py_ieee_enter_thread, METH_NOARGS, "IEEE default FP environment on this thread only."},
+    {"ieee_exit_thread", py_ieee_exit_thread, METH_NOARGS, "Restore the state saved by ieee_enter_thread."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -13,5 +13,7 @@ from . import nn  # noqa: F401
 from . import checkpoint, optim, utils  # noqa: F401
 from .convert import from_torch_module  # noqa: F401
 from .random import manual_seed  # noqa: F401
+from .dropin import (NonReproducibleError, NonReproducibleWarning, audit, disable, enable,  # noqa: F401
+                     reproducible)
 
 __version__ = "0.1.0"

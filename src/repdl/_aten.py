@@ -13,10 +13,10 @@ RepDL's own primitive.
 """
 import torch
 
-__all__ = ["is_exact"]
+__all__ = ["is_exact", "name", "MOVES", "IEEE"]
 
 # Ops that never compute a new float value.
-_MOVES = {
+MOVES = {
     # views
     "view", "_unsafe_view", "reshape", "expand", "permute", "transpose", "t", "unsqueeze", "squeeze", "slice",
     "select", "as_strided", "alias", "detach", "unfold", "split", "split_with_sizes", "chunk", "narrow", "unbind",
@@ -39,7 +39,7 @@ _MOVES = {
 _SINGLE_WRITES = {"scatter", "scatter_", "index_put", "index_put_", "masked_scatter", "index_fill", "index_fill_",
                   "masked_fill_"}
 # One correctly rounded IEEE operation per element (or exact).
-_IEEE = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "abs", "abs_", "rsub"}
+IEEE = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "abs", "abs_", "rsub"}
 # Exact only on integer and bool tensors (a float sum or product rounds).
 _INTEGER = {"sum", "cumsum", "prod", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "remainder",
             "floor_divide", "bitwise_left_shift", "bitwise_right_shift", "__and__", "__or__", "__xor__",
@@ -56,6 +56,17 @@ def _float_args(args, kwargs):
     return False
 
 
+_NAMES = {}
+
+
+def name(func) -> str:
+    """An OpOverload's base name ('add' for aten.add.Tensor), cached."""
+    found = _NAMES.get(func)
+    if found is None:
+        found = _NAMES[func] = func._schema.name.split("::")[-1]
+    return found
+
+
 def is_exact(func, args, kwargs) -> bool:
     """Whether this aten call (an OpOverload with its arguments) is
     reproducible as torch computes it."""
@@ -63,18 +74,18 @@ def is_exact(func, args, kwargs) -> bool:
         return True
     if func.namespace not in ("aten", "prim"):
         return False
-    name = func._schema.name.split("::")[-1]
+    name_ = name(func)
     overload = func._overloadname
-    if name in _MOVES:
+    if name_ in MOVES:
         return True
-    if name in _SINGLE_WRITES:
-        positional = args[3] if name.startswith("index_put") and len(args) > 3 else False
+    if name_ in _SINGLE_WRITES:
+        positional = args[3] if name_.startswith("index_put") and len(args) > 3 else False
         return not kwargs.get("accumulate", positional) and "reduce" not in overload and "reduce" not in kwargs
-    if name in _IEEE:
+    if name_ in IEEE:
         if not _float_args(args, kwargs):
             return True  # integer arithmetic (floor division included) is exact
         alpha = kwargs.get("alpha", 1)
         return alpha == 1 and kwargs.get("rounding_mode") is None
-    if name in _INTEGER:
+    if name_ in _INTEGER:
         return not _float_args(args, kwargs)
     return False

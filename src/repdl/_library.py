@@ -25,6 +25,8 @@ from typing import Callable, Optional
 
 import torch
 
+from . import _trusted
+
 __all__ = ["Op", "vmap_by_loop"]
 
 _PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -48,6 +50,8 @@ class Op:
         self.custom.register_fake(fake)
         if backward is None:  # not differentiable (a mask, an index): no gradient flows back
             setup_context, backward = _no_gradient_setup, _no_gradient
+        else:
+            backward = _below_dropin(backward)
         self.custom.register_autograd(backward, setup_context=setup_context)
         # Two autograd.Functions with one forward and one backward: the
         # split-context form torch.func needs, and the classic form for plain
@@ -90,6 +94,17 @@ class Op:
         if grad and torch.is_grad_enabled():
             return self._record(*[_unwrap_if_dead(a) if isinstance(a, torch.Tensor) else a for a in args])
         return self.impl(*args)
+
+
+def _below_dropin(backward: Callable) -> Callable:
+    """The backward formula, run below a drop-in mode's layers when one is
+    active (repdl._trusted): it is RepDL's own code."""
+
+    def run(ctx, *grads):
+        return _trusted.call(backward, ctx, *grads)
+
+    run.__name__ = getattr(backward, "__name__", "backward")
+    return run
 
 
 def _no_gradient_setup(ctx, inputs, output):

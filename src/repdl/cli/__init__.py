@@ -1,7 +1,8 @@
 """The repdl command line: ``repdl <command>`` or ``python -m repdl <command>``.
 
 Commands: demo (the main job), verify (a job across environments and
-machines), experiment (the variance study), bench (ratios against PyTorch).
+machines), experiment (the variance study), bench (ratios against PyTorch),
+audit (which ops of a script the drop-in mode makes reproducible).
 A user error prints one line, ``repdl: error: ...``, and exits with 2.
 """
 import argparse
@@ -11,14 +12,14 @@ import warnings
 
 def parser():
     import repdl
-    from repdl.cli import bench, demo, experiment, verify
+    from repdl.cli import audit, bench, demo, experiment, verify
 
     p = argparse.ArgumentParser(
         prog="repdl", description="Bit-for-bit reproducible float32 training and inference for PyTorch.",
         epilog="Run 'repdl COMMAND --help' for a command's options.")
     p.add_argument("--version", action="version", version=f"repdl {repdl.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (demo, verify, experiment, bench):
+    for module in (demo, verify, experiment, bench, audit):
         module.add_parser(sub)
     return p
 

@@ -4,7 +4,7 @@ the cases in repdl.benchmarks (the same code as bench/*.py)."""
 import torch
 
 import repdl
-from repdl.benchmarks import in_cache, layers, training
+from repdl.benchmarks import dropin, in_cache, layers, training
 from repdl.benchmarks.timing import compare, header, row
 from repdl.cli import progress
 from repdl.cli.task import CliError
@@ -15,9 +15,10 @@ def add_parser(sub):
                        description=__doc__)
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
                    help=f"intra-op threads (default {torch.get_num_threads()})")
-    p.add_argument("--suite", choices=("main", "in-cache"), default="main",
+    p.add_argument("--suite", choices=("main", "in-cache", "dropin"), default="main",
                    help="main: the main ops and training steps (default); in-cache: every correctly rounded "
-                        "function at 8K-16M elements and the softmax family, forward and backward")
+                        "function at 8K-16M elements and the softmax family, forward and backward; dropin: "
+                        "training steps of unmodified models under repdl.reproducible against plain torch")
     p.add_argument("--quick", action="store_true", help="smaller sizes, one round (a smoke run, under a minute)")
     p.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
     p.add_argument("--json", action="store_true", help="print the ratios as JSON instead of the table")
@@ -47,11 +48,15 @@ def in_cache_cases(quick):
     return [*in_cache.elementwise_cases(sizes), *in_cache.softmax_cases(shapes)]
 
 
+def dropin_cases(quick):
+    return list(dropin.step_cases())
+
+
 def run(args):
     if args.threads < 1:
         raise CliError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    cases = main_cases(args.quick) if args.suite == "main" else in_cache_cases(args.quick)
+    cases = {"main": main_cases, "in-cache": in_cache_cases, "dropin": dropin_cases}[args.suite](args.quick)
     if args.only:
         cases = [c for c in cases if args.only in c[0]]
         if not cases:

@@ -170,7 +170,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"repdl.matmul: shapes {_shape(input)} and {_shape(other)} cannot be multiplied "
             f"({a.shape[-1]} != {b.shape[-2]})")
     try:
-        torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
     except RuntimeError:
         raise RuntimeError(
             f"repdl.matmul: batch dimensions of {_shape(input)} and {_shape(other)} cannot be broadcast") from None

@@ -3,7 +3,8 @@ maximize (CONTRACT.md, "Optimizers")."""
 import torch
 
 from .._scalar import fl32
-from .optimizer import ReproducibleOptimizer, scalar
+from .optimizer import (ReproducibleOptimizer, apply_kernel,
+                        params_with_grad, run_closure, scalar, state, step_count)
 
 __all__ = ["Adagrad"]
 
@@ -21,13 +22,13 @@ class Adagrad(ReproducibleOptimizer, torch.optim.Adagrad):
 
     @torch.no_grad()
     def step(self, closure=None):
-        loss = self._run_closure(closure)
+        loss = run_closure(closure)
         for group in self.param_groups:
             lr, lr_decay = scalar(group["lr"]), scalar(group["lr_decay"])
             fixed = dict(sign=-1.0 if group["maximize"] else 1.0, weight_decay=fl32(scalar(group["weight_decay"])),
                          eps=fl32(scalar(group["eps"])))
-            for p in self._params_with_grad(group):
-                t = self._step_count(p)
-                total = self._state(p, "sum", scalar(group["initial_accumulator_value"]))
-                self._apply("adagrad_step", p, p.grad, [total], clr=fl32(lr / (1.0 + (t - 1) * lr_decay)), **fixed)
+            for p in params_with_grad(self, group):
+                t = step_count(self, p)
+                total = state(self, p, "sum", scalar(group["initial_accumulator_value"]))
+                apply_kernel("adagrad_step", p, p.grad, [total], clr=fl32(lr / (1.0 + (t - 1) * lr_decay)), **fixed)
         return loss

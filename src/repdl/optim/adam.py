@@ -6,7 +6,8 @@ import torch
 
 from .._float64 import powi
 from .._scalar import fl32
-from .optimizer import ReproducibleOptimizer, scalar
+from .optimizer import (ReproducibleOptimizer, apply_kernel,
+                        params_with_grad, run_closure, scalar, state, step_count)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -14,7 +15,7 @@ __all__ = ["Adam", "AdamW"]
 def _adam_step(self, closure=None):
     """One step of every parameter with a gradient: per parameter, the
     float64 scalars of step t, rounded to float32, then the kernel."""
-    loss = self._run_closure(closure)
+    loss = run_closure(closure)
     for group in self.param_groups:
         lr, wd = scalar(group["lr"]), scalar(group["weight_decay"])
         beta1, beta2 = (scalar(b) for b in group["betas"])
@@ -22,11 +23,11 @@ def _adam_step(self, closure=None):
         fixed = dict(sign=-1.0 if group["maximize"] else 1.0, weight_decay=fl32(wd), decoupled=decoupled,
                      decay=fl32(1.0 - lr * wd), beta1=fl32(beta1), beta1_c=fl32(1.0 - beta1), beta2=fl32(beta2),
                      beta2_c=fl32(1.0 - beta2), eps=fl32(scalar(group["eps"])))
-        for p in self._params_with_grad(group):
-            t = self._step_count(p)
-            states = [self._state(p, "exp_avg"), self._state(p, "exp_avg_sq"),
-                      self._state(p, "max_exp_avg_sq") if group["amsgrad"] else None]
-            self._apply("adam_step", p, p.grad, states, step_size=fl32(lr / (1.0 - powi(beta1, t))),
+        for p in params_with_grad(self, group):
+            t = step_count(self, p)
+            states = [state(self, p, "exp_avg"), state(self, p, "exp_avg_sq"),
+                      state(self, p, "max_exp_avg_sq") if group["amsgrad"] else None]
+            apply_kernel("adam_step", p, p.grad, states, step_size=fl32(lr / (1.0 - powi(beta1, t))),
                         bias2_sqrt=fl32(math.sqrt(1.0 - powi(beta2, t))), **fixed)
     return loss
 

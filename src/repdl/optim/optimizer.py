@@ -13,7 +13,7 @@ import torch
 from .. import backends
 from .._scalar import fl32
 
-__all__ = ["ReproducibleOptimizer"]
+__all__ = ["ReproducibleOptimizer", "run_closure", "params_with_grad", "state", "step_count", "apply_kernel"]
 
 # Options whose only purpose is to choose one of torch's implementations:
 # each of those rounds as torch's kernels do (fused multiply-adds, lerp,
@@ -104,56 +104,62 @@ class ReproducibleOptimizer:
                                      f"shape {tuple(value.shape)}, the parameter {tuple(p.shape)}")
         super().load_state_dict(state_dict)
 
-    # ---- helpers for step() -----------------------------------------------
 
-    def _run_closure(self, closure):
-        if closure is None:
-            return None
-        with torch.enable_grad():
-            return closure()
+# ---- helpers for step(): functions of the optimizer, so that the drop-in mode
+# can run RepDL's steps on torch.optim's own instances (repdl.dropin.patches).
 
-    def _params_with_grad(self, group):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.grad.is_sparse:
-                raise NotImplementedError(f"repdl.optim.{type(self).__name__}: sparse gradients are not supported")
-            if p.grad.dtype != torch.float32:
-                raise TypeError(f"repdl.optim.{type(self).__name__}: a gradient has dtype {p.grad.dtype}; "
-                                "torch.float32 only")
-            yield p
 
-    def _state(self, p, key, fill=0.0):
-        """The state tensor `key` of p, created filled with `fill` (a float32
-        value) and kept in p's layout (a loaded state may come in another)."""
-        state = self.state[p]
-        t = state.get(key)
-        if t is None:
-            t = state[key] = torch.full_like(p, fl32(fill), memory_format=torch.preserve_format)
-        elif not _same_layout(t.stride(), _state_strides(p), p.shape):
-            t = state[key] = torch.empty_like(p, memory_format=torch.preserve_format).copy_(t)
-        return t
+def run_closure(closure):
+    if closure is None:
+        return None
+    with torch.enable_grad():
+        return closure()
 
-    def _step_count(self, p) -> int:
-        """Increments p's step count (torch's float32 tensor 'step') and returns it."""
-        state = self.state[p]
-        if "step" not in state:
-            state["step"] = torch.tensor(0.0, dtype=torch.float32)
-        state["step"] += 1
-        return int(state["step"].item())
 
-    @staticmethod
-    def _apply(kernel, p, grad, states, **scalars):
-        """kernel(p, grad, *states, **scalars) on p's dense layout: a
-        gradient in another layout is copied into p's; a parameter that is
-        not dense (a view with gaps) is updated through a contiguous copy."""
-        backend = backends.for_tensor(p)
-        kernel = getattr(backend, kernel)
-        if _is_dense(p):
-            if not _same_layout(grad.stride(), p.stride(), p.shape):
-                grad = torch.empty_like(p, memory_format=torch.preserve_format).copy_(grad)
-            kernel(p, grad, *states, **scalars)
-        else:
-            work = p.contiguous()
-            kernel(work, grad.contiguous(), *states, **scalars)
-            p.copy_(work)
+def params_with_grad(opt, group):
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        if p.grad.is_sparse:
+            raise NotImplementedError(f"repdl.optim.{type(opt).__name__}: sparse gradients are not supported")
+        if p.grad.dtype != torch.float32:
+            raise TypeError(f"repdl.optim.{type(opt).__name__}: a gradient has dtype {p.grad.dtype}; "
+                            "torch.float32 only")
+        yield p
+
+
+def state(opt, p, key, fill=0.0):
+    """The state tensor `key` of p, created filled with `fill` (a float32
+    value) and kept in p's layout (a loaded state may come in another)."""
+    entries = opt.state[p]
+    t = entries.get(key)
+    if t is None:
+        t = entries[key] = torch.full_like(p, fl32(fill), memory_format=torch.preserve_format)
+    elif not _same_layout(t.stride(), _state_strides(p), p.shape):
+        t = entries[key] = torch.empty_like(p, memory_format=torch.preserve_format).copy_(t)
+    return t
+
+
+def step_count(opt, p) -> int:
+    """Increments p's step count (torch's float32 tensor 'step') and returns it."""
+    entries = opt.state[p]
+    if "step" not in entries:
+        entries["step"] = torch.tensor(0.0, dtype=torch.float32)
+    entries["step"] += 1
+    return int(entries["step"].item())
+
+
+def apply_kernel(kernel, p, grad, states, **scalars):
+    """kernel(p, grad, *states, **scalars) on p's dense layout: a
+    gradient in another layout is copied into p's; a parameter that is
+    not dense (a view with gaps) is updated through a contiguous copy."""
+    backend = backends.for_tensor(p)
+    kernel = getattr(backend, kernel)
+    if _is_dense(p):
+        if not _same_layout(grad.stride(), p.stride(), p.shape):
+            grad = torch.empty_like(p, memory_format=torch.preserve_format).copy_(grad)
+        kernel(p, grad, *states, **scalars)
+    else:
+        work = p.contiguous()
+        kernel(work, grad.contiguous(), *states, **scalars)
+        p.copy_(work)

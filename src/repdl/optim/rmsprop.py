@@ -3,7 +3,8 @@
 import torch
 
 from .._scalar import fl32
-from .optimizer import ReproducibleOptimizer, scalar
+from .optimizer import (ReproducibleOptimizer, apply_kernel,
+                        params_with_grad, run_closure, scalar, state, step_count)
 
 __all__ = ["RMSprop"]
 
@@ -23,15 +24,15 @@ class RMSprop(ReproducibleOptimizer, torch.optim.RMSprop):
 
     @torch.no_grad()
     def step(self, closure=None):
-        loss = self._run_closure(closure)
+        loss = run_closure(closure)
         for group in self.param_groups:
             alpha, momentum = scalar(group["alpha"]), scalar(group["momentum"])
             scalars = dict(sign=-1.0 if group["maximize"] else 1.0, weight_decay=fl32(scalar(group["weight_decay"])),
                            lr=fl32(scalar(group["lr"])), alpha=fl32(alpha), alpha_c=fl32(1.0 - alpha),
                            eps=fl32(scalar(group["eps"])), momentum=fl32(momentum))
-            for p in self._params_with_grad(group):
-                self._step_count(p)
-                states = [self._state(p, "square_avg"), self._state(p, "grad_avg") if group["centered"] else None,
-                          self._state(p, "momentum_buffer") if momentum > 0 else None]
-                self._apply("rmsprop_step", p, p.grad, states, **scalars)
+            for p in params_with_grad(self, group):
+                step_count(self, p)
+                states = [state(self, p, "square_avg"), state(self, p, "grad_avg") if group["centered"] else None,
+                          state(self, p, "momentum_buffer") if momentum > 0 else None]
+                apply_kernel("rmsprop_step", p, p.grad, states, **scalars)
         return loss

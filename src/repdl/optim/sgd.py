@@ -3,7 +3,7 @@
 import torch
 
 from .._scalar import fl32
-from .optimizer import ReproducibleOptimizer, scalar
+from .optimizer import ReproducibleOptimizer, apply_kernel, params_with_grad, run_closure, scalar, state
 
 __all__ = ["SGD"]
 
@@ -22,18 +22,18 @@ class SGD(ReproducibleOptimizer, torch.optim.SGD):
 
     @torch.no_grad()
     def step(self, closure=None):
-        loss = self._run_closure(closure)
+        loss = run_closure(closure)
         for group in self.param_groups:
             momentum = scalar(group["momentum"])
             scalars = dict(sign=-1.0 if group["maximize"] else 1.0, weight_decay=fl32(scalar(group["weight_decay"])),
                            lr=fl32(scalar(group["lr"])), momentum=fl32(momentum),
                            dampening_c=fl32(1.0 - scalar(group["dampening"])), nesterov=bool(group["nesterov"]))
-            for p in self._params_with_grad(group):
+            for p in params_with_grad(self, group):
                 buf, first = None, False
                 if momentum != 0:
                     first = self.state[p].get("momentum_buffer") is None
                     if first:  # the kernel writes it: b = g
                         self.state[p].pop("momentum_buffer", None)
-                    buf = self._state(p, "momentum_buffer")
-                self._apply("sgd_step", p, p.grad, [buf], first=first, **scalars)
+                    buf = state(self, p, "momentum_buffer")
+                apply_kernel("sgd_step", p, p.grad, [buf], first=first, **scalars)
         return loss

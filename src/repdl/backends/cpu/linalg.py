@@ -3,7 +3,7 @@ import math
 
 import torch
 
-from ... import _C
+from ... import _C, _checks
 from .._views import coalesced
 from .arith import binary_
 
@@ -15,7 +15,7 @@ def matmul(a, b):
         out = torch.empty((m, n), dtype=torch.float32)
         _C.gemm(m, n, k, a.data_ptr(), *a.stride(), b.data_ptr(), *b.stride(), out.data_ptr(), n, 0)
         return out
-    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
     out = torch.empty(*batch, m, n, dtype=torch.float32)
     if b.dim() == 2 and tuple(a.shape[:-2]) == tuple(batch):
         # One matrix for every batch: the batch's rows are rows of one GEMM

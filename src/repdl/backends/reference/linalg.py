@@ -1,6 +1,7 @@
 """Reference: matrix products (CONTRACT.md, "Linear algebra")."""
 import torch
 
+from ... import _checks
 from . import _exact
 
 
@@ -9,7 +10,7 @@ def matmul(a, b):
 
     out[..., i, j]: acc = +0.0; for k = 0..K-1: acc = fma32(a[..., i, k], b[..., k, j], acc).
     """
-    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
     a64, b64 = _exact.f64(a), _exact.f64(b)
     acc = torch.zeros(*batch, a.shape[-2], b.shape[-1], dtype=torch.float32, device=a.device)
     for k in range(a.shape[-1]):
