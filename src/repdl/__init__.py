@@ -10,9 +10,10 @@ from ._native import isa, set_isa  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from . import random  # noqa: F401
 from . import nn  # noqa: F401
-from . import checkpoint, optim, utils  # noqa: F401
+from . import checkpoint, distributed, optim, utils  # noqa: F401
 from .convert import from_torch_module  # noqa: F401
 from .random import manual_seed  # noqa: F401
+from .distributed import GradientAccumulator  # noqa: F401
 from .dropin import (NonReproducibleError, NonReproducibleWarning, audit, disable, enable,  # noqa: F401
                      reproducible)
 
