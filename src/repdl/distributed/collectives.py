@@ -12,7 +12,7 @@ Two schedules with one result:
   send/recv: for a power-of-two world whose ranks hold one aligned subtree
   each (G / W a power of two), recursive halving and doubling, which moves
   what a ring all-reduce moves; otherwise rank 0 receives every node,
-  combines and broadcasts.  Synchronous.
+  combines and broadcasts.  Synchronous: it returns the root.
 """
 from typing import Dict, List
 

@@ -80,8 +80,8 @@ class DistributedDataParallel(torch.nn.Module):
     Parameters and buffers start as rank 0's.  Backends: gloo, nccl.
     ``schedule``: 'gather' (one async all_gather per bucket, overlapping
     backward), 'tree' (halving and doubling along the tree over send/recv,
-    at finish()) or 'auto' (gather for two ranks, tree beyond); the same
-    bits."""
+    run synchronously as each bucket completes) or 'auto' (gather for two
+    ranks, tree beyond); the same bits."""
 
     def __init__(self, module: torch.nn.Module, microbatches: int, group=None, reduction: str = "mean",
                  bucket_mb: float = 25.0, schedule: str = "auto"):

@@ -48,7 +48,12 @@ class MicrobatchSampler:
         return self.n // self.global_batch
 
     def set_epoch(self, epoch: int, start_step: int = 0) -> None:
-        self.epoch, self.start_step = integer("MicrobatchSampler", "epoch", epoch), start_step
+        epoch = integer("MicrobatchSampler.set_epoch", "epoch", epoch)
+        start_step = integer("MicrobatchSampler.set_epoch", "start_step", start_step)
+        if epoch < 0 or not 0 <= start_step <= self.steps:
+            raise ValueError(f"repdl.distributed.MicrobatchSampler.set_epoch: need epoch >= 0 and start_step in "
+                             f"[0, {self.steps}], got epoch={epoch}, start_step={start_step}")
+        self.epoch, self.start_step = epoch, start_step
 
     def step_microbatches(self, order: torch.Tensor, step: int):
         size = self.global_batch // self.microbatches

@@ -27,19 +27,20 @@ F = torch.nn.functional
 
 def repdl_generator(g):
     """RepDL's generator for a torch.Generator argument: one repdl Generator
-    per torch generator object and seed, keyed by its initial_seed(), so
+    per torch generator object and seed (its initial_seed()), so
     ``generator=torch.Generator().manual_seed(5)`` gives a reproducible
-    stream that continues across calls.  None: RepDL's default generator."""
+    stream that continues across calls, and reseeding restarts it.  None:
+    RepDL's default generator."""
     if g is None or isinstance(g, _random.Generator):
         return g
-    key = (id(g), g.initial_seed())
-    found = _GENERATORS.get(key)
-    if found is None or found[0]() is not g:
-        found = _GENERATORS[key] = (weakref.ref(g), _random.Generator(g.initial_seed()))
+    seed = g.initial_seed()
+    found = _GENERATORS.get(g)
+    if found is None or found[0] != seed:
+        found = _GENERATORS[g] = (seed, _random.Generator(seed))
     return found[1]
 
 
-_GENERATORS = {}
+_GENERATORS = weakref.WeakKeyDictionary()  # torch.Generator -> (seed, repdl Generator)
 
 
 # ---- arithmetic ---------------------------------------------------------------

@@ -13,10 +13,14 @@ def _shaped(out, x, dims, keepdim):
     return out.reshape(keepdim_shape(x.shape, dims)) if keepdim else out
 
 
-def sum(x, dims, keepdim, *, order):
+def _empty_result(x, dims, keepdim):
     kept = [s for d, s in enumerate(x.shape) if d not in dims]
+    return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+
+
+def sum(x, dims, keepdim, *, order):
     if x.numel() == 0:
-        return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+        return _empty_result(x, dims, keepdim)
     v = reduction_view(x, dims)
     out = torch.empty(v.out_shape, dtype=torch.float32)
     _C.sum(*v.args(), out.data_ptr(), _ORDER_CODE[order])
@@ -25,9 +29,8 @@ def sum(x, dims, keepdim, *, order):
 
 def sqdev(x, mean, dims, keepdim):
     """fmachain(d, d) with d = x - mean over `dims`; mean has the kept shape."""
-    kept = [s for d, s in enumerate(x.shape) if d not in dims]
     if x.numel() == 0:
-        return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+        return _empty_result(x, dims, keepdim)
     v = reduction_view(x, dims)
     mean = mean.reshape(v.out_shape).contiguous()
     out = torch.empty(v.out_shape, dtype=torch.float32)
@@ -37,9 +40,8 @@ def sqdev(x, mean, dims, keepdim):
 
 def sumprod(a, b, dims, keepdim):
     """fmachain(a, b) over `dims` (a and b of one shape)."""
-    kept = [s for d, s in enumerate(a.shape) if d not in dims]
     if a.numel() == 0:
-        return _shaped(torch.zeros(kept, dtype=torch.float32), a, dims, keepdim)
+        return _empty_result(a, dims, keepdim)
     if a.stride() != b.stride() or not a.is_contiguous():
         a, b = a.contiguous(), b.contiguous()  # one layout for both: copies move values only
     v = reduction_view(a, dims)
