@@ -29,8 +29,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .. import _aten, _fpenv, _trusted
 from .. import random as _random
 from . import patches
-from .table import (EXACT, FUNCTIONS, REROUTED, UNSUPPORTED, aten_class, aten_reason, function_name,
-                    odd_float_dtype)
+from .table import (EXACT, FUNCTIONS, REROUTED, UNSUPPORTED, always_exact, aten_class, aten_reason,
+                    function_name, odd_float_dtype)
 
 __all__ = ["reproducible", "enable", "disable", "NonReproducibleError", "NonReproducibleWarning", "active"]
 
@@ -131,15 +131,16 @@ class _Reroute(TorchFunctionMode):
         self.session = session
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
+        if kwargs is None:
+            kwargs = {}
         session = self.session
-        if _in_repdl_backward():  # (on a thread other than the mode's: an engine's device thread)
-            return func(*args, **kwargs)
         entry = FUNCTIONS.get(func)
         audit = session.audit
         if entry is None:
             if audit is not None:
                 audit.seen("function", func, "passed to aten")
+            return func(*args, **kwargs)
+        if _in_repdl_backward():  # (on a thread other than the mode's: an engine's device thread)
             return func(*args, **kwargs)
         if entry.forward == REROUTED:
             if entry.floats_only and not _has_float(args, kwargs):
@@ -211,8 +212,13 @@ class _Guard(TorchDispatchMode):
         self.session = session
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
+        if kwargs is None:
+            kwargs = {}
         session = self.session
+        if always_exact(func):  # views, copies, fills: exact in any context
+            if session.audit is not None:
+                session.audit.seen("aten", func, EXACT)
+            return func(*args, **kwargs)
         if _fpenv.inside():
             return _run(func, args, kwargs)
         node = _current_node()

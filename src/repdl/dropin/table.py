@@ -31,8 +31,8 @@ from .. import _aten
 from .. import ops
 from . import _reroutes as r
 
-__all__ = ["EXACT", "REROUTED", "UNSUPPORTED", "Entry", "FUNCTIONS", "aten_class", "aten_reason", "function_name",
-           "odd_float_dtype"]
+__all__ = ["EXACT", "REROUTED", "UNSUPPORTED", "Entry", "FUNCTIONS", "aten_class", "aten_reason", "always_exact",
+           "function_name", "odd_float_dtype"]
 
 EXACT, REROUTED, UNSUPPORTED = "exact", "rerouted", "unsupported"
 
@@ -194,6 +194,19 @@ def odd_float_dtype(args, kwargs):
 
 # Namespaces whose ops touch no tensor values (the profiler's markers).
 _NO_NUMBERS = {"profiler"}
+
+
+_ALWAYS_EXACT = {}
+
+
+def always_exact(func) -> bool:
+    """Whether an aten op is exact whatever its arguments (it only moves,
+    copies or allocates values), cached per op: the guard's fast path."""
+    found = _ALWAYS_EXACT.get(func)
+    if found is None:
+        found = _ALWAYS_EXACT[func] = func.namespace in _NO_NUMBERS or (
+            func.namespace in ("aten", "prim") and _aten.name(func) in _aten.MOVES)
+    return found
 
 
 def aten_class(func, args, kwargs) -> str:
