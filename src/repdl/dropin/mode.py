@@ -92,11 +92,11 @@ class _Session:
             warnings.warn(message + " (torch's op ran; warned once per op)", NonReproducibleWarning, stacklevel=3)
 
     def run_rerouted(self, op: str, handler, fallback, args, kwargs):
-        """handler(*args, **kwargs), RepDL's own work (below both layers:
-        repdl._trusted).  RepDL's refusal
-        of an argument (NotImplementedError, or its own TypeError, for a
-        dtype or an option it has no graph for) makes the call unsupported:
-        strict mode raises, non-strict mode runs ``fallback`` (torch's op)."""
+        """handler(*args, **kwargs), RepDL's own work, below both layers
+        (repdl._trusted).  RepDL's refusal of an argument
+        (NotImplementedError, or its own TypeError, for a dtype or an option
+        it has no graph for) makes the call unsupported: strict mode raises,
+        non-strict mode runs ``fallback`` (torch's op)."""
         try:
             return _trusted.call(handler, *args, **kwargs)
         except (NotImplementedError, TypeError) as e:
