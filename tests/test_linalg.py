@@ -158,6 +158,22 @@ def test_addmm(gen, isa):
     assert_bitwise_equal(repdl.addmm(nan_input, m1, m2, beta=0), p)  # input not read
 
 
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (5, 9, 6), (24, 32, 96), (7, 131, 3)])
+def test_addmm_with_a_vector_input_is_the_product_then_one_addition(gen, isa, m, k, n):
+    """A 1-D input (a bias, GPT-2's Conv1D) runs as one linear primitive;
+    forward and every gradient equal the two-step definition mm, then add."""
+    inp, m1 = sprinkle(wide(n, gen=gen), SPECIALS, gen), sprinkle(wide(m, k, gen=gen, spread=2), SPECIALS, gen)
+    for m2 in (wide(k, n, gen=gen), wide(n, k, gen=gen).t()):
+        g = wide(m, n, gen=gen)
+        leaves = [t.clone().requires_grad_() for t in (inp, m1, m2)]
+        twins = [t.clone().requires_grad_() for t in (inp, m1, m2)]
+        got = repdl.addmm(*leaves)
+        want = repdl.add(repdl.mm(twins[1], twins[2]), twins[0])
+        assert_bitwise_equal(got, want)
+        for a, b in zip(torch.autograd.grad(got, leaves, g), torch.autograd.grad(want, twins, g)):
+            assert_bitwise_equal(a, b)
+
+
 # ---- bad input -------------------------------------------------------------------------------------
 
 def test_errors():

@@ -190,6 +190,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     for name, v in (("beta", beta), ("alpha", alpha)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"repdl.addmm: {name} must be a real number, got {type(v).__name__}")
+    if beta == 1 and alpha == 1 and input.dim() == 1 and mat1.dim() == 2 and mat2.dim() == 2 \
+            and input.shape[0] == mat2.shape[1] and mat1.shape[1] == mat2.shape[0]:
+        # The same graph as linear(mat1, mat2^T, input): each chain, then one
+        # addition of input (backward too), as one primitive instead of two.
+        return _linear(mat1, mat2.t(), input)
     prod = mm(mat1, mat2)
     _check_expands("addmm", "input", input.shape, prod.shape)
     if alpha != 1:
