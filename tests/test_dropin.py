@@ -150,6 +150,17 @@ def test_torch_calls_compute_repdls_bits_forward_and_backward():
         assert_bitwise_equal(got, want)
 
 
+def test_in_place_ops_are_repdls_op_then_a_copy_with_torchs_dtype_rule():
+    x, y = pattern(5, salt=1), pattern(5, salt=2)
+    got = x.clone()
+    with repdl.reproducible():
+        got += y
+        got.mul_(3.0)
+        with pytest.raises(RuntimeError, match="can't be cast"):
+            torch.ones(3, dtype=torch.int64).add_(torch.full((3,), 0.5))
+    assert_bitwise_equal(got, repdl.mul(repdl.add(x, y), 3.0))
+
+
 def test_python_number_to_a_tensor_power_is_the_contracts_exp2_graph():
     x = pattern(64, salt=4)
     with repdl.reproducible():

@@ -50,7 +50,10 @@ def in_place(op):
     autograd records as torch's in-place ops are recorded)."""
 
     def method(self, *args, **kwargs):
-        return self.copy_(op(self, *args, **kwargs))
+        result = op(self, *args, **kwargs)
+        if result.dtype != self.dtype:  # torch's rule: an in-place op keeps the tensor's dtype
+            raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output type {self.dtype}")
+        return self.copy_(result)
 
     method.__name__ = f"{op.__name__}_"
     return method
@@ -64,10 +67,6 @@ def reflected(op):
 
     method.__name__ = f"r{op.__name__}"
     return method
-
-
-def true_divide(input, other, *, rounding_mode=None):
-    return ops.div(input, other, rounding_mode=rounding_mode)
 
 
 def square(input):

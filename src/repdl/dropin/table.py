@@ -82,7 +82,7 @@ _BACKWARD_SUMS = {
 # (in-place ``<name>_`` methods get ``in_place(handler)``).
 _BY_NAME = {
     "add": ops.add, "sub": ops.sub, "subtract": ops.sub, "mul": ops.mul, "multiply": ops.mul, "div": ops.div,
-    "divide": ops.div, "true_divide": r.true_divide, "neg": ops.neg, "negative": ops.neg, "abs": ops.abs,
+    "divide": ops.div, "true_divide": ops.div, "neg": ops.neg, "negative": ops.neg, "abs": ops.abs,
     "reciprocal": ops.reciprocal, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "exp": ops.exp, "exp2": ops.exp2,
     "expm1": ops.expm1, "log": ops.log, "log2": ops.log2, "log10": ops.log10, "log1p": ops.log1p, "sin": ops.sin,
     "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "erf": ops.erf, "erfc": ops.erfc,
