@@ -139,10 +139,9 @@ def _build():
             if fn is not None:
                 table[fn] = _rerouted(handler)
     for name in _IN_PLACE:
-        for spelling in (f"{name}_",):
-            fn = getattr(T, spelling, None)
-            if fn is not None:
-                table[fn] = _rerouted(r.in_place(_BY_NAME[name]))
+        fn = getattr(T, f"{name}_", None)
+        if fn is not None:
+            table[fn] = _rerouted(r.in_place(_BY_NAME[name]))
     for name, handler in _OPERATORS.items():
         fn = getattr(T, name, None)
         if fn is not None:
