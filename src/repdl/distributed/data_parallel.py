@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 
 from . import collectives
-from .accumulate import NodeSums, check_microbatches, check_reduction, divide
+from .accumulate import NodeSums, check_microbatches, check_reduction, divide, set_grads, take_grads
 
 __all__ = ["DistributedDataParallel"]
 
@@ -141,11 +141,8 @@ class DistributedDataParallel(torch.nn.Module):
             self._take(bucket)
 
     def _take(self, bucket):
-        grads = [p.grad for p in bucket.params]
-        for p in bucket.params:
-            p.grad = None
         bucket.ready = set()
-        bucket.sums.push(grads)
+        bucket.sums.push(take_grads(bucket.params))
         if bucket.sums.done:  # this rank's last microbatch: send now, while backward goes on
             nodes = {node: bucket.flat(value) for node, value in bucket.sums.sums.items()}
             bucket.work = collectives.start(self.schedule, nodes, self.microbatches, self.group)
@@ -162,7 +159,5 @@ class DistributedDataParallel(torch.nn.Module):
                     "gradient in the last one (every parameter must take part in every microbatch)")
         for bucket in self._buckets:
             root = bucket.work.wait()
-            grads = divide(bucket.unflat(root), self.microbatches, self.reduction)
-            for p, g in zip(bucket.params, grads):
-                p.grad = g
+            set_grads(bucket.params, divide(bucket.unflat(root), self.microbatches, self.reduction))
             bucket.reset()

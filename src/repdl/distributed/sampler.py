@@ -4,6 +4,7 @@ import torch
 
 from ..random import RandomSampler
 from ..random._args import integer
+from .collectives import rank_range
 
 __all__ = ["MicrobatchSampler"]
 
@@ -57,9 +58,9 @@ class MicrobatchSampler:
 
     def step_microbatches(self, order: torch.Tensor, step: int):
         size = self.global_batch // self.microbatches
-        per_rank = self.microbatches // self.num_replicas
-        first = step * self.global_batch + self.rank * per_rank * size
-        return [order[first + i * size:first + (i + 1) * size].tolist() for i in range(per_rank)]
+        lo, hi = rank_range(self.rank, self.num_replicas, self.microbatches)
+        first = step * self.global_batch
+        return [order[first + i * size:first + (i + 1) * size].tolist() for i in range(lo, hi)]
 
     def __iter__(self):
         order = self._order.order(self.epoch)
