@@ -13,7 +13,7 @@ RepDL's own primitive.
 """
 import torch
 
-__all__ = ["is_exact", "name", "MOVES", "IEEE"]
+__all__ = ["is_exact", "float_args", "name", "MOVES", "IEEE"]
 
 # Ops that never compute a new float value.
 MOVES = {
@@ -47,7 +47,8 @@ _INTEGER = {"sum", "cumsum", "prod", "bitwise_and", "bitwise_or", "bitwise_xor",
             "clamp_max", "sign", "pow"}
 
 
-def _float_args(args, kwargs):
+def float_args(args, kwargs):
+    """Whether a floating (or complex) tensor is among the arguments, lists included."""
     for a in (*args, *kwargs.values()):
         items = a if isinstance(a, (list, tuple)) else (a,)
         for t in items:
@@ -82,10 +83,10 @@ def is_exact(func, args, kwargs) -> bool:
         positional = args[3] if name_.startswith("index_put") and len(args) > 3 else False
         return not kwargs.get("accumulate", positional) and "reduce" not in overload and "reduce" not in kwargs
     if name_ in IEEE:
-        if not _float_args(args, kwargs):
+        if not float_args(args, kwargs):
             return True  # integer arithmetic (floor division included) is exact
         alpha = kwargs.get("alpha", 1)
         return alpha == 1 and kwargs.get("rounding_mode") is None
     if name_ in _INTEGER:
-        return not _float_args(args, kwargs)
+        return not float_args(args, kwargs)
     return False

@@ -107,17 +107,6 @@ class _Session:
         return fallback(*args, **kwargs)
 
 
-def _has_float(args, kwargs) -> bool:
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, torch.Tensor):
-            if a.dtype.is_floating_point:
-                return True
-        elif isinstance(a, (list, tuple)):
-            if any(isinstance(t, torch.Tensor) and t.dtype.is_floating_point for t in a):
-                return True
-    return False
-
-
 def _records_grad(args, kwargs) -> bool:
     if not torch.is_grad_enabled():
         return False
@@ -143,7 +132,7 @@ class _Reroute(TorchFunctionMode):
         if _in_repdl_backward():  # (on a thread other than the mode's: an engine's device thread)
             return func(*args, **kwargs)
         if entry.forward == REROUTED:
-            if entry.floats_only and not _has_float(args, kwargs):
+            if entry.floats_only and not _aten.float_args(args, kwargs):
                 if audit is not None:
                     audit.seen("function", func, EXACT)
                 return func(*args, **kwargs)

@@ -18,9 +18,9 @@ table passes down unchanged, and the aten ops it runs are classified below
 Aten level (every op that actually runs, in forward, in the autograd
 engine's backward, inside C++ and in optimizers): ``aten_class``.  The
 exact set is ``repdl._aten``'s allow-list; an op computing on a floating
-dtype other than float32 is unsupported (float16, bfloat16 and float64 have
-no contract yet) unless it only moves values; everything else is
-unsupported.  ``repdl::`` ops are rerouted by definition.
+or complex dtype other than float32 is unsupported (float16, bfloat16,
+float64 and complex have no contract yet) unless it only moves values;
+everything else is unsupported.  ``repdl::`` ops are rerouted by definition.
 """
 import inspect
 from typing import Callable, NamedTuple, Optional
@@ -183,10 +183,12 @@ def function_name(func) -> str:
 
 
 def odd_float_dtype(args, kwargs):
-    """The first floating dtype other than float32 among the tensors, or None."""
+    """The first floating or complex dtype other than float32 among the
+    tensors, or None."""
     for a in (*args, *kwargs.values()):
         for t in (a if isinstance(a, (list, tuple)) else (a,)):
-            if isinstance(t, torch.Tensor) and t.dtype.is_floating_point and t.dtype != torch.float32:
+            if isinstance(t, torch.Tensor) and t.dtype != torch.float32 and (
+                    t.dtype.is_floating_point or t.dtype.is_complex):
                 return t.dtype
     return None
 
