@@ -17,11 +17,11 @@ import torch
 import torch.nn.functional as F
 
 import repdl
-from repdl import _C
 from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
 
-ISAS = [isa for isa in ("avx2", "generic") if _C.isa_supported(isa)]
+from values import ROWS
+
 
 
 def inputs(seed=0, n=1 << 14):
@@ -40,7 +40,7 @@ def on_every_path(fn_name, x, *params):
     out = []
     saved = repdl.isa()
     try:
-        for isa in ISAS:
+        for isa in ROWS:
             repdl.set_isa(isa)
             out.append(getattr(cpu, fn_name)(x, *params))
     finally:

@@ -3,7 +3,8 @@
 Every check is bitwise.  MPFR (gmpy2) is the oracle: samples spread over
 every binade, every hard-case table entry, special values and every binade
 boundary; then 2^21 random inputs per function, every path (the C++ rows,
-generic and AVX2, and the reference backend) against verify.py's oracle.
+generic, AVX2 and AVX-512 where the CPU has them, and the reference
+backend) against verify.py's oracle.
 The full 2^32 sweeps run through tools/cr/verify.py (test_exhaustive,
 deselected by default).
 """
@@ -21,7 +22,7 @@ from repdl.backends import reference as ref
 from repdl.crtables import load as load_table
 from repdl.testing import assert_bitwise_equal
 
-from values import canonical, check_all_paths, f32, u32
+from values import ROWS, canonical, check_all_paths, f32, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -214,15 +215,14 @@ def random_inputs(n, seed):
 
 @pytest.mark.parametrize("name", UNARY)
 def test_random_samples_against_mpfr(name):
-    """2^21 random inputs per function, every path (both C++ rows, the
+    """2^21 random inputs per function, every path (every C++ row, the
     reference) against tools/cr/verify.py's oracle: long double libm, and
     MPFR for every input near a rounding midpoint or in disagreement."""
     import verify
     x = random_inputs(1 << 21, seed=UNARY.index(name))
-    isas = [i for i in ("avx2", "generic") if _C.isa_supported(i)]
     saved = repdl.isa()
     try:
-        mism_c, mism_r, settled, errs = verify.check_inputs(name, x.view(torch.int32), isas, True)
+        mism_c, mism_r, settled, errs = verify.check_inputs(name, x.view(torch.int32), ROWS, True)
     finally:
         repdl.set_isa(saved)
     assert mism_c == [] and mism_r == [], f"{name}: C++ {[hex(b) for b in mism_c[:5]]}, reference {[hex(b) for b in mism_r[:5]]}"
@@ -230,13 +230,13 @@ def test_random_samples_against_mpfr(name):
 
 @pytest.mark.parametrize("name", TABLED)
 def test_float64_rows_identical(name):
-    """Both rows compute the same float64 values before rounding (one
+    """Every row computes the same float64 values before rounding (one
     algorithm, written once)."""
-    if not _C.isa_supported("avx2"):
-        pytest.skip("no AVX2")
+    if len(ROWS) == 1:
+        pytest.skip("only the generic row runs here")
     x = random_inputs(1 << 16, seed=99).contiguous()
     out = {}
-    for isa in ("avx2", "generic"):
+    for isa in ROWS:
         saved = repdl.isa()
         repdl.set_isa(isa)
         try:
@@ -245,10 +245,12 @@ def test_float64_rows_identical(name):
             out[isa] = y
         finally:
             repdl.set_isa(saved)
-    a, g = out["avx2"], out["generic"]
-    assert torch.equal(torch.isnan(a), torch.isnan(g))  # NaN payloads are not results
-    keep = ~torch.isnan(a)
-    assert torch.equal(a[keep].view(torch.int64), g[keep].view(torch.int64))
+    g = out["generic"]
+    keep = ~torch.isnan(g)
+    for isa in ROWS[:-1]:
+        a = out[isa]
+        assert torch.equal(torch.isnan(a), torch.isnan(g)), isa  # NaN payloads are not results
+        assert torch.equal(a[keep].view(torch.int64), g[keep].view(torch.int64)), isa
 
 
 @pytest.mark.parametrize("name", ["exp", "log", "sin"])
@@ -382,12 +384,11 @@ def test_pow_errors_and_integers():
 
 def test_verifier_on_a_slice():
     """tools/cr/verify.py itself: a 2^16-input slice around 1.0 of sin,
-    both rows and the reference, in one process."""
+    every row and the reference, in one process."""
     import verify
-    isas = ["avx2", "generic"] if _C.isa_supported("avx2") else ["generic"]
     threads, isa = torch.get_num_threads(), repdl.isa()
     try:
-        mism_c, mism_r, settled, errs = verify.check_chunk("sin", 0x3F800000 - (1 << 15), 1 << 16, isas, True)
+        mism_c, mism_r, settled, errs = verify.check_chunk("sin", 0x3F800000 - (1 << 15), 1 << 16, ROWS, True)
     finally:
         torch.set_num_threads(threads)
         repdl.set_isa(isa)
@@ -401,6 +402,5 @@ def test_verifier_on_a_slice():
 def test_exhaustive(name):
     """All 2^32 inputs (tools/cr/verify.py): minutes per function."""
     import verify
-    rec = verify.verify(name, 0, 1 << 32, os.cpu_count() or 1, ["avx2", "generic"] if _C.isa_supported("avx2")
-                        else ["generic"], True)
+    rec = verify.verify(name, 0, 1 << 32, os.cpu_count() or 1, ROWS, True)
     assert rec["mismatches_cpp"] == 0 and rec["mismatches_reference"] == 0, rec

@@ -1,5 +1,6 @@
-"""The fused kernels behind layer/RMS/group norm (csrc/norm) and softmax's
-backward (csrc/softmax) against the reference bit for bit, on every
+"""The fused kernels behind layer/RMS/group norm (csrc/norm), softmax's
+backward (csrc/softmax) and the correctly rounded functions' backward
+(csrc/elementwise/grad.cpp) against the reference bit for bit, on every
 instruction set, over row lengths 1 and primes, affine or not, strided
 lines and adversarial values; and equal to the composition of primitives
 they stand for (what double backward differentiates)."""
@@ -7,11 +8,12 @@ import pytest
 import torch
 
 import repdl
+from repdl import _C
 from repdl.backends import cpu, reference as ref
 from repdl.ops import norm as N
 from repdl.testing import assert_bitwise_equal
 
-from values import SPECIALS, TINY, sprinkle, wide
+from values import ROWS, SPECIALS, TINY, sprinkle, wide
 
 SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (2, 4099)]
 
@@ -70,3 +72,104 @@ def test_double_backward_keeps_the_first_order_bits(gen):
         (graph,) = torch.autograd.grad(f(x), x, g, create_graph=True)
         assert_bitwise_equal(graph.detach(), plain)
         assert graph.requires_grad
+
+
+# ---- the correctly rounded functions' backward ----------------------------------------------
+
+UNARY = list(_C.cr_unary_names())
+
+
+def _random_bits(n, seed):
+    """Any float32 bit pattern for half, normal values for the other half."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.cat([torch.randint(-(1 << 31), (1 << 31) - 1, (n // 2,), generator=g, dtype=torch.int32)
+                      .view(torch.float32), torch.randn(n - n // 2, generator=g) * 4])
+
+
+def _formula(name):
+    """The contract's backward formula of `name` as the primitives run it."""
+    from repdl.ops import elementwise as E
+    return {"gelu": E._gelu_grad, "gelu_tanh": E._gelu_tanh_grad}.get(name) or E._GRADIENTS[name]
+
+
+def _gradient_inputs(seed):
+    x = torch.cat([_random_bits(1 << 15, seed), torch.tensor(SPECIALS + [20.0, 20.000002, 19.999998, -1e-40])])
+    g = _random_bits(x.numel(), seed + 1)[torch.randperm(x.numel(), generator=torch.Generator().manual_seed(seed))]
+    gb = g.view(torch.int32).clone()
+    gb[:4] = torch.tensor([0x7FC00001, -1, 0x7F800001, 0x00000001], dtype=torch.int32)  # NaN payloads pass where()
+    return x, gb.view(torch.float32)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_fused_gradient_is_the_formula(name):
+    """csrc/elementwise/grad.cpp's one-pass gradient gives the bits of the
+    contract's sequence of primitives, on every row, for adversarial values,
+    non-canonical NaN gradients (passed through where the formula selects
+    g itself) and layouts the engine hands over (an expanded gradient, a
+    transposed input)."""
+    from repdl.backends import cpu
+    x, g = _gradient_inputs(UNARY.index(name))
+    y = getattr(cpu, name)(x)
+    want = _formula(name)(g, x, y)
+    saved = repdl.isa()
+    try:
+        for isa in ROWS:
+            repdl.set_isa(isa)
+            assert_bitwise_equal(cpu.unary_grad(name, g, x, y), want, f"{name}, {isa} row")
+    finally:
+        repdl.set_isa(saved)
+    xt = x[: 96 * 85].reshape(85, 96).t()
+    yt = getattr(cpu, name)(xt)
+    gt = g[:1].expand(96, 85)
+    assert_bitwise_equal(cpu.unary_grad(name, gt, xt, yt), _formula(name)(gt, xt, yt), f"{name}, layouts")
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "gelu", "silu", "log"])
+def test_autograd_takes_the_fused_gradient_and_double_backward_the_formula(name):
+    """One backward runs the fused primitive; create_graph=True records the
+    formula (differentiable); both give the same first derivative."""
+    x, g = _gradient_inputs(7)
+    x = x[4:].abs() + 0.5 if name == "log" else x[4:]
+    g = g[4:]
+    fn = getattr(repdl, name)
+    leaf = x.clone().requires_grad_()
+    (fused,) = torch.autograd.grad(fn(leaf), leaf, g)
+    leaf2 = x.clone().requires_grad_()
+    (recorded,) = torch.autograd.grad(fn(leaf2), leaf2, g, create_graph=True)
+    assert recorded.requires_grad and not fused.requires_grad
+    assert_bitwise_equal(fused, recorded)
+    assert_bitwise_equal(fused, _formula(name)(g, x, fn(x)))
+    (second,) = torch.autograd.grad(recorded.sum(), leaf2)
+    assert second.shape == x.shape
+
+
+# ---- cross_entropy's class-index rule ---------------------------------------------------------
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("shape", [(37, 11), (5, 7, 3), (3, 4)])
+def test_class_nll_is_the_general_rule(reduction, shape, gen):
+    """cross_entropy without weight or smoothing runs one primitive
+    (ops.loss._class_nll); its loss and input gradient are the bits of the
+    general rule's chain of primitives (pick, neg, where, sum, count, div),
+    with ignored samples, specials in the logits, and no valid sample at all."""
+    from repdl.ops import loss as L
+    x0 = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.05)
+    C = shape[1]
+    target = torch.randint(0, C, (shape[0], *shape[2:]), generator=gen)
+    target.view(-1)[::4] = -100
+    for t in (target, torch.full_like(target, -100)):
+        g = wide(*t.shape, gen=gen) if reduction == "none" else torch.tensor(1.5)
+        x = x0.clone().requires_grad_()
+        got = repdl.cross_entropy(x, t, reduction=reduction)
+        (got_grad,) = torch.autograd.grad(got, x, g)
+        x = x0.clone().requires_grad_()
+        lsm = repdl.log_softmax(x, 1).movedim(1, -1)
+        valid = t != -100
+        zero = torch.zeros(())
+        nll = torch.where(valid, repdl.neg(L._class_pick(lsm, t, -100)), zero)
+        want = nll if reduction == "none" else repdl.sum(nll)
+        if reduction == "mean":
+            want = repdl.div(want, valid.sum().to(torch.float32))
+        (want_grad,) = torch.autograd.grad(want, x, g)
+        assert_bitwise_equal(got, want, f"{reduction} loss")
+        assert_bitwise_equal(got_grad, want_grad, f"{reduction} gradient")

@@ -8,29 +8,34 @@
 namespace repdl {
 namespace elementwise {
 namespace {
-bool use_avx2() { return avx2_active(); }
 constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
 }  // namespace
+
+// The active instruction set's row: all three compute the same float64
+// values (row_*.h), so the choice changes speed only.
+#define REPDL_ON_ROW(call)                                \
+  switch (active_isa()) {                                 \
+    case Isa::avx512: return avx512_row::call;            \
+    case Isa::avx2: return avx2_row::call;                \
+    default: return generic_row::call;                    \
+  }
 
 #define REPDL_DEFINE(name, S)                          \
   void name(const float* x, float* y, int64_t n) {     \
     IeeeFpGuard guard;                                 \
-    if (use_avx2()) avx2_row::name(x, y, n);           \
-    else generic_row::name(x, y, n);                   \
+    REPDL_ON_ROW(name(x, y, n))                        \
   }
 REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
 #undef REPDL_DEFINE
 
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   IeeeFpGuard guard;
-  if (use_avx2()) avx2_row::pow_int(x, p, y, n);
-  else generic_row::pow_int(x, p, y, n);
+  REPDL_ON_ROW(pow_int(x, p, y, n))
 }
 
 void eval64(Unary f, const float* x, double* y, int64_t n) {
   IeeeFpGuard guard;
-  if (use_avx2()) avx2_row::eval64(f, x, y, n);
-  else generic_row::eval64(f, x, y, n);
+  REPDL_ON_ROW(eval64(f, x, y, n))
 }
 
 namespace {

@@ -28,6 +28,18 @@ PyObject* py_unary(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// cr_unary_grad(index, g, x, y, dx, n)
+PyObject* py_unary_grad(PyObject*, PyObject* args) {
+  std::vector<int64_t> v;
+  if (!parse_int_args(args, 6, &v)) return nullptr;
+  if (!valid_index(v[0])) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  elementwise::unary_grad_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
+                                   as_ptr<const float>(v[3]), as_ptr<float>(v[4]), v[5]);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 // cr_unary_names() -> tuple of names in index order
 PyObject* py_unary_names(PyObject*, PyObject*) {
   const int n = static_cast<int>(Unary::count);
@@ -97,6 +109,7 @@ const PyMethodDef kMethods[] = {
     {"cr_eval64", py_eval64, METH_VARARGS, "Raw float64 evaluation of a correctly rounded function (diagnostics)."},
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
+    {"cr_unary_grad", py_unary_grad, METH_VARARGS, "The backward formula of a unary function (by index), fused."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},
     {"cr_pow_int", py_pow_int, METH_VARARGS, "x ** p for an integer p in the contract's multiplication order."},
     {"cr_softplus_param", py_softplus_param, METH_VARARGS, "softplus(x, beta, threshold): the contract's sequence."},

@@ -66,5 +66,9 @@ namespace avx2_row {
 #include "elementwise/row_api.inc"
 }  // namespace avx2_row
 
+namespace avx512_row {
+#include "elementwise/row_api.inc"
+}  // namespace avx512_row
+
 }  // namespace elementwise
 }  // namespace repdl

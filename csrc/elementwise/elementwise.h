@@ -84,5 +84,9 @@ void softplus_param_threaded(const float* x, float beta, float threshold, float*
 void elu_param_threaded(const float* x, float alpha, float* y, int64_t n);
 void celu_param_threaded(const float* x, float alpha, float* y, int64_t n);
 
+// dx = the contract's backward formula of f at input x, output y = f(x) and
+// output gradient g (grad.cpp), in one pass.
+void unary_grad_threaded(Unary f, const float* g, const float* x, const float* y, float* dx, int64_t n);
+
 }  // namespace elementwise
 }  // namespace repdl

@@ -1,5 +1,5 @@
 // Every kernel, written once in the row vocabulary.  Included inside a row
-// namespace (generic_row, avx2_row) after that row's vocabulary header.
+// namespace (generic_row, avx2_row, avx512_row) after that row's vocabulary header.
 // Adding a function: a new fn/<name>.h here, one X(...) entry in cr.h.
 #include "elementwise/fn/common.h"
 #include "elementwise/fn/exp.h"

@@ -12,45 +12,16 @@
 // their row themselves.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "common/parallel.h"
 #include "elementwise/elementwise.h"
+#include "elementwise/select.h"
 
 namespace repdl {
 namespace elementwise {
 namespace {
 constexpr int64_t kBlock = 1024;              // elements per pass over the steps
 constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
-
-// The selections below are integer operations on bit patterns: a
-// floating-point compare-and-branch per element costs more than the
-// arithmetic when the signs are random, and GCC will not if-convert float
-// comparisons (they may trap); integer selects vectorise.
-inline uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-inline float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-inline uint32_t all_if(bool c) { return c ? ~0u : 0u; }
-// a > 0 for the float with bits a (false for +-0 and NaN).
-inline bool positive(uint32_t a) { return a - 1u < 0x7F800000u; }
-inline bool is_nan(uint32_t a) { return (a & 0x7FFFFFFFu) > 0x7F800000u; }
-// A signed integer ordered like the float (+0 and -0 equal), for non-NaN a.
-inline int32_t order_key(uint32_t a) {
-  const int32_t s = static_cast<int32_t>(a) >> 31;
-  return (static_cast<int32_t>(a & 0x7FFFFFFFu) ^ s) - s;
-}
-// m ? a : b, with a NaN result made the canonical 0x7FC00000.
-inline float pick(uint32_t m, float a, float b) {
-  const uint32_t r = (bits_of(a) & m) | (bits_of(b) & ~m);
-  return float_of(is_nan(r) ? 0x7FC00000u : r);
-}
 }  // namespace
 
 // t = fl32(beta x); y = x if t > threshold, else fl32(softplus(t) / beta).

@@ -107,3 +107,11 @@ inline void f32_store(float* p, F a) {
   const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
   _mm256_storeu_ps(p, _mm256_blendv_ps(a.v, qnan, _mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q)));
 }
+inline void f32_store_raw(float* p, F a) { _mm256_storeu_ps(p, a.v); }
+
+// The float32 halves of a float32 vector, widened (exactly) to float64, and
+// the reverse (rounded to nearest).
+inline D widen_lo(F a) { return _mm256_cvtps_pd(_mm256_castps256_ps128(a.v)); }
+inline D widen_hi(F a) { return _mm256_cvtps_pd(_mm256_extractf128_ps(a.v, 1)); }
+inline F narrow(D lo, D hi) { return {_mm256_set_m128(_mm256_cvtpd_ps(hi.v), _mm256_cvtpd_ps(lo.v))}; }
+inline void store(double* p, D a) { _mm256_storeu_pd(p, a.v); }

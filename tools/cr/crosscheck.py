@@ -1,14 +1,16 @@
 #!/usr/bin/env python
 """Bit-for-bit comparison of every implementation path of the correctly
-rounded functions over all 2^32 float32 inputs: the C++ AVX2 row, the C++
-generic row and the reference backend (pure PyTorch float64 + table).
+rounded functions over all 2^32 float32 inputs: the C++ AVX2 row against
+the C++ generic row, the C++ AVX-512 row (where the CPU has it) and the
+reference backend (pure PyTorch float64 + table).
 
 This is the cheap companion of verify.py: verify.py proves one path
 correctly rounded against long double libm and MPFR (minutes per function
 on a shared machine); crosscheck.py then extends the proof to the other
 paths by equality, without any libm (about a minute per function).
 
-    nice -n 19 python tools/cr/crosscheck.py [names] [--workers 2] [--record FILE]
+    nice -n 19 python tools/cr/crosscheck.py [names] [--paths generic,avx512,reference] [--workers 2]
+                                             [--record FILE]
 """
 import argparse
 import datetime
@@ -22,54 +24,77 @@ import torch
 CHUNK = 1 << 24
 
 
-def check_chunk(name, start, count):
+PATHS = ("generic", "avx512", "reference")
+
+
+def _row(name, isa, x):
     import repdl
-    from repdl.backends import cpu, reference as ref
+    from repdl.backends import cpu
+    repdl.set_isa(isa)
+    try:
+        return getattr(cpu, name)(x)
+    finally:
+        repdl.set_isa("auto")
+
+
+def check_chunk(name, start, count, paths):
+    """{path: (first differing inputs, how many differ from the AVX2 row)}."""
+    from repdl.backends import reference as ref
     torch.set_num_threads(1)
     x = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32).view(torch.float32)
-    repdl.set_isa("avx2")
-    a = getattr(cpu, name)(x).view(torch.int32)
-    repdl.set_isa("generic")
-    g = getattr(cpu, name)(x).view(torch.int32)
-    repdl.set_isa("auto")
-    r = torch.cat([getattr(ref, name)(p) for p in x.split(1 << 18)]).view(torch.int32)
-    bad_g = (a != g).nonzero().squeeze(1)
-    bad_r = (a != r).nonzero().squeeze(1)
+    a = _row(name, "avx2", x).view(torch.int32)
     xb = x.view(torch.int32)
-    return ([int(xb[i]) & 0xFFFFFFFF for i in bad_g[:10]], len(bad_g),
-            [int(xb[i]) & 0xFFFFFFFF for i in bad_r[:10]], len(bad_r))
+    out = {}
+    for path in paths:
+        if path == "reference":
+            y = torch.cat([getattr(ref, name)(p) for p in x.split(1 << 18)])
+        else:
+            y = _row(name, path, x)
+        bad = (a != y.view(torch.int32)).nonzero().squeeze(1)
+        out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
+    return out
 
 
 def main():
     from repdl import _C
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*")
+    ap.add_argument("--paths", default="generic,reference",
+                    help=f"paths compared with the AVX2 row, comma-separated, of {', '.join(PATHS)} "
+                         "(default: generic,reference)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--record")
     args = ap.parse_args()
+    paths = args.paths.split(",")
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown:
+        sys.exit(f"crosscheck.py: unknown path {', '.join(unknown)} (known: {', '.join(PATHS)})")
     if not _C.isa_supported("avx2"):
         sys.exit("crosscheck.py: needs an AVX2 CPU (it compares the AVX2 row with the others)")
+    if "avx512" in paths and not _C.isa_supported("avx512"):
+        sys.exit("crosscheck.py: this CPU has no AVX-512F, so the avx512 row cannot run here")
     failed = False
     for name in args.names or list(_C.cr_unary_names()):
         t0 = time.time()
         starts = list(range(0, 1 << 32, CHUNK))
-        ng = nr = 0
-        first_g, first_r = [], []
+        counts = dict.fromkeys(paths, 0)
+        first = {p: [] for p in paths}
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            for fg, cg, fr, cr in pool.map(check_chunk, [name] * len(starts), starts, [CHUNK] * len(starts)):
-                ng, nr = ng + cg, nr + cr
-                first_g += fg
-                first_r += fr
+            for res in pool.map(check_chunk, [name] * len(starts), starts, [CHUNK] * len(starts),
+                                [paths] * len(starts)):
+                for p, (f, c) in res.items():
+                    counts[p] += c
+                    first[p] += f
         sec = time.time() - t0
-        print(f"{name}: 4294967296 inputs, generic row != AVX2 row on {ng}, reference != AVX2 row on {nr}, "
-              f"{sec:.0f} s", flush=True)
-        if ng or nr:
+        print(f"{name}: 4294967296 inputs, " + ", ".join(f"{p} != AVX2 row on {counts[p]}" for p in paths)
+              + f", {sec:.0f} s", flush=True)
+        if any(counts.values()):
             failed = True
-            print("  first:", [hex(b) for b in first_g[:5]], [hex(b) for b in first_r[:5]])
+            print("  first:", {p: [hex(b) for b in first[p][:5]] for p in paths})
         if args.record:
             with open(args.record, "a") as f:
                 f.write(json.dumps({"function": name, "date": datetime.date.today().isoformat(), "inputs": 1 << 32,
-                                    "generic_vs_avx2": ng, "reference_vs_avx2": nr, "seconds": round(sec),
+                                    **{f"{p}_vs_avx2": counts[p] for p in paths}, "seconds": round(sec),
                                     "torch": torch.__version__}) + "\n")
     sys.exit(1 if failed else 0)
 

@@ -6,7 +6,7 @@ lines) as the markdown tables of docs/elementwise.md.
     python tools/cr/records.py tools/cr/crosschecked.jsonl
 
 A function recorded more than once keeps its last record (the latest run
-of the shipped kernel).
+of the shipped kernel); crosscheck records are kept per set of paths.
 """
 import json
 import sys
@@ -26,18 +26,28 @@ def verify_row(r):
     return f"| {r['function']} | {r['date']} | {inputs} | {paths} | {mism} | {r['mpfr_settled']} | {err} | {_minutes(r)} |"
 
 
+_PATH_NAMES = {"generic": "generic row", "avx512": "AVX-512 row", "reference": "reference"}
+
+
+def crosscheck_table(records):
+    """One row per (function, set of paths compared): the AVX-512 row's runs
+    sit beside the generic row's and the reference's."""
+    paths = [p for p in _PATH_NAMES if any(f"{p}_vs_avx2" in r for r in records)]
+    print("| function | date | inputs | " + " | ".join(f"{_PATH_NAMES[p]} != AVX2 row" for p in paths) + " | time |")
+    print("|---|---|---|" + "---|" * len(paths) + "---|")
+    for r in records:
+        cells = " | ".join(str(r.get(f"{p}_vs_avx2", "-")) for p in paths)
+        print(f"| {r['function']} | {r['date']} | 2^32 | {cells} | {_minutes(r)} |")
+
+
 def main():
     latest = {}
     for line in open(sys.argv[1]):
         r = json.loads(line)
-        latest[r["function"]] = r
+        latest[(r["function"], tuple(k for k in r if k.endswith("_vs_avx2")))] = r
     records = list(latest.values())
-    if records and "generic_vs_avx2" in records[0]:
-        print("| function | date | inputs | generic row != AVX2 row | reference != AVX2 row | time |")
-        print("|---|---|---|---|---|---|")
-        for r in records:
-            print(f"| {r['function']} | {r['date']} | 2^32 | {r['generic_vs_avx2']} | {r['reference_vs_avx2']} | "
-                  f"{_minutes(r)} |")
+    if records and any(k.endswith("_vs_avx2") for k in records[0]):
+        crosscheck_table(records)
         return
     print("| function | date | inputs | paths checked | mismatches C++ / reference | MPFR-settled "
           "| max float64 error C++ / reference formula (ulp) | time |")

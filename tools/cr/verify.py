@@ -4,7 +4,7 @@
 For every float32 input x (all 2**32 bit patterns) and each named function,
 compares bit for bit
   * the shipped C++ kernels (repdl.backends.cpu, the public path on CPU),
-    both instruction-set rows (AVX2 and generic; --isa),
+    every instruction-set row this CPU runs (AVX-512, AVX2, generic; --isa),
   * the reference backend (pure PyTorch float64 + table; --no-reference skips),
 against the correctly rounded result settled independently of RepDL: long
 double (x87, 64-bit significand) libm as a screen, and MPFR (gmpy2, 256
@@ -32,7 +32,6 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -172,13 +171,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"functions (default: all of {', '.join(MPFR)})")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--isa", default="avx2,generic", help="C++ rows to check, comma-separated (default: both)")
+    ap.add_argument("--isa", default=None,
+                    help="C++ rows to check, comma-separated (default: every row this CPU runs: avx512, avx2, generic)")
     ap.add_argument("--no-reference", action="store_true",
                     help="check only the C++ kernels' results (the reference formula's float64 error is still measured)")
     ap.add_argument("--start", type=lambda s: int(s, 0), default=0)
     ap.add_argument("--count", type=lambda s: int(s, 0), default=1 << 32)
     ap.add_argument("--record", help="append each result as a JSON line to this file")
     args = ap.parse_args()
+    from repdl import _C
+    isas = args.isa.split(",") if args.isa else [i for i in ("avx512", "avx2", "generic") if _C.isa_supported(i)]
     lib = _screen_lib()  # build once, before the workers start
     names = args.names or list(MPFR)
     for name in names:
@@ -186,7 +188,7 @@ def main():
             sys.exit(f"verify.py: no MPFR function or long double screen for {name!r}")
     failed = False
     for name in names:
-        rec = verify(name, args.start, args.count, args.workers, args.isa.split(","), not args.no_reference)
+        rec = verify(name, args.start, args.count, args.workers, isas, not args.no_reference)
         ref = "" if rec["mismatches_reference"] is None else f", reference {rec['mismatches_reference']} mismatches"
         e = ""
         if rec["max_error_ulp_cpp64"] is not None:

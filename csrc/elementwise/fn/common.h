@@ -1,5 +1,5 @@
 // Building blocks shared by several kernels, written in the row vocabulary
-// (row_generic.h / row_avx2.h: D, M, U, fma, select, ...).  Included inside
+// (row_generic.h / row_avx2.h / row_avx512.h: D, M, U, fma, select, ...).  Included inside
 // a row namespace; includes nothing itself.
 //
 // Error bounds are in float64 ulps of the result ("ulp"), 1 ulp = 2^-52

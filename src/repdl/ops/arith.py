@@ -205,6 +205,8 @@ def _binary(op, input, other):
 
 def _scaled(op, other, alpha):
     """other * fl32(alpha) for torch's alpha= (one rounding of its own)."""
+    if type(alpha) is int and alpha == 1:  # the default, before the slower type checks
+        return other
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise TypeError(f"repdl.{op}: alpha must be a real number, got {type(alpha).__name__}")
     return other if alpha == 1 else _binary("mul", other, alpha)

@@ -47,12 +47,16 @@ def _unary_vmap(prim):
 def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
     """The primitive repdl::<name> over a backend function, differentiable
     by `gradient(g, x, y, *params)` (x the input, y the output, params the
-    op's Python-number parameters)."""
+    op's Python-number parameters).  The unary functions proper (no impl
+    given) also get their gradient as one primitive, which a backend may
+    fuse (_fused_gradient); a double backward records `gradient` itself."""
+    fused = None
     if impl is None:
         def impl(x: Tensor) -> Tensor:
             return getattr(backends.for_tensor(x), name)(x)
 
         impl.__name__ = f"{name}_impl"
+        fused = _fused_gradient(name, gradient)
 
     def setup_context(ctx, inputs, output):
         ctx.params = inputs[1:]
@@ -60,11 +64,27 @@ def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
 
     def backward(ctx, g):
         x, y = ctx.saved_tensors
+        if fused is not None and not torch.is_grad_enabled():
+            return (fused(g, x, y),)
         return (gradient(g, x, y, *ctx.params), *(None for _ in ctx.params))
 
     prim = _OPS[name] = Op(name, impl, fake, setup_context=setup_context, backward=backward,
                            vmap=_unary_vmap(lambda *a: prim(*a)))
     return prim
+
+
+def _fused_gradient(name: str, gradient):
+    """repdl::<name>_backward(g, x, y): `gradient`, the contract's formula, as
+    one (not differentiable) primitive: the backend's fused kernel where it
+    has one (CPU: backends.cpu.unary_grad), else the formula's primitives."""
+    def impl(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+        backend = backends.for_tensor(x)
+        if hasattr(backend, "unary_grad"):
+            return backend.unary_grad(name, g, x, y)
+        return gradient(g, x, y)
+
+    impl.__name__ = f"{name}_backward_impl"
+    return Op(f"{name}_backward", impl, lambda g, x, y: torch.empty_like(x))
 
 
 _OPS = {}  # name -> the primitive, for gradients that call one

@@ -61,6 +61,52 @@ _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context
                  backward=_class_pick_backward)
 
 
+def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
+    """The class-index loss without weight or smoothing (the common case) as
+    one primitive, composed of the same primitives as the general rule:
+    nll[n] = -lsm[n, target[n]], +0.0 where ignored, then kept ('none'),
+    seqsum'd ('sum') or seqsum'd and divided by fl32(valid count) ('mean').
+    One autograd node instead of six (pick, neg, where, sum, count, div)."""
+    valid = target != ignore_index
+    nll = torch.where(valid, neg(_class_pick(lsm, target, ignore_index)), _zero(lsm))
+    if reduction == "none":
+        return nll
+    total = _sum(nll)
+    return div(total, valid.sum().to(torch.float32)) if reduction == "mean" else total
+
+
+def _class_nll_fake(lsm, target, ignore_index, reduction):
+    return lsm.new_empty(lsm.shape[:-1] if reduction == "none" else ())
+
+
+def _class_nll_setup(ctx, inputs, output):
+    lsm, target, ignore_index, reduction = inputs
+    ctx.shape, ctx.ignore_index, ctx.reduction = lsm.shape, ignore_index, reduction
+    ctx.save_for_backward(target)
+
+
+def _class_nll_backward(ctx, g):
+    """The general rule's backward, node by node: 'mean' divides g by the
+    count (div's backward), the sum copies it to every sample, where() keeps
+    the valid ones, neg negates, and the pick writes each into a zero lsm
+    gradient at its class (ignored samples write +0.0 at class 0)."""
+    (target,) = ctx.saved_tensors
+    valid = target != ctx.ignore_index
+    if ctx.reduction == "mean":
+        g = div(g, valid.sum().to(torch.float32))
+    src = torch.where(valid, neg(g), _zero(g)).expand(target.shape).unsqueeze(-1)
+    index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)
+    return torch.zeros(ctx.shape, dtype=torch.float32, device=g.device).scatter(-1, index, src), None, None, None
+
+
+_class_nll = Op("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
+                backward=_class_nll_backward)
+
+
+def _zero(t):
+    return torch.zeros((), dtype=torch.float32, device=t.device)
+
+
 def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
     _checks.check_float32(op, input=input)
     _checks.check_tensor(op, "target", target)
@@ -145,10 +191,12 @@ def _class_loss(op, lsm, input, target, weight, ignore_index, reduction, label_s
         raise TypeError(f"repdl.{op}: target must hold class indices (an integer tensor) or "
                         f"float32 probabilities, got {target.dtype}")
     target = _class_target(op, input, target).to(torch.int64)
+    if weight is None and label_smoothing == 0.0:
+        return _class_nll(lsm, target, int(ignore_index), reduction)
     valid = target != ignore_index
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.
-    zero = torch.zeros((), dtype=torch.float32, device=input.device)
+    zero = _zero(input)
     nll = torch.where(valid, neg(_class_pick(lsm, target, int(ignore_index))), zero)
     if weight is not None:
         w = torch.where(valid, weight[torch.where(valid, target, torch.zeros_like(target))], zero)

@@ -39,7 +39,7 @@ def binary(op, a, b):
     """fl32(a op b) elementwise, broadcast."""
     code = _CODE[op]
     if a.shape == b.shape and a.is_contiguous() and b.is_contiguous():
-        out = row_major_like(a)
+        out = torch.empty_like(a)  # a's own strides are row-major (and cheaper to pass than a format)
         _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 1, out.numel(), 1, 1)
         return out
     shape = broadcast_shape("binary", a.shape, b.shape)
@@ -59,10 +59,11 @@ def binary_(op, a, b):
 
 def binary_scalar(op, a, s: float, scalar_left: bool):
     """fl32(a op s), or fl32(s op a) when scalar_left; s a float32 value."""
-    out = row_major_like(a)
     if a.is_contiguous():
+        out = torch.empty_like(a)  # a's own strides are row-major
         _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, 1, out.numel(), 1)
     else:
+        out = row_major_like(a)
         _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, a.dim(), *a.shape,
                          *a.stride())
     return out

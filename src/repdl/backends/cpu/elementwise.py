@@ -8,7 +8,7 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
-           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
+           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param", "unary_grad"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -37,6 +37,16 @@ def _unary(name):
 
     fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+def unary_grad(name, g, x, y):
+    """The contract's backward formula of the unary function `name` at input
+    x, output y and output gradient g (ops.elementwise's _<name>_grad), in
+    one fused pass (csrc/elementwise/grad.cpp): the same bits."""
+    out = torch.empty_like(x)
+    g, x, y = _like(g, out), _like(x, out), _like(y, out)
+    _C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(), out.numel())
+    return out
 
 
 exp = _unary("exp")

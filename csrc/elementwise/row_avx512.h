@@ -1,0 +1,123 @@
+// Row "avx512": the kernels' vocabulary on eight float64 lanes (sixteen
+// float32 lanes for the exact kernels) with AVX-512F.  Each operation is the
+// lane-wise counterpart of row_generic.h's, with the same IEEE-754 rounding,
+// so all three rows compute identical float64 values: the wider row only
+// does twice the AVX2 row's work per instruction.  Masks are k-registers.
+//
+// Included inside `namespace repdl::elementwise::avx512_row` in a file that
+// enabled `#pragma GCC target("avx512f,avx2,fma")` and included
+// <immintrin.h>, <cstdint> and <cstring>; it includes nothing itself.
+
+constexpr int kLanes = 8;
+constexpr int kFloatLanes = 16;
+
+struct D {
+  __m512d v;
+  D() = default;
+  D(__m512d a) : v(a) {}                     // NOLINT: implicit by design
+  D(double a) : v(_mm512_set1_pd(a)) {}      // NOLINT: constants splat
+};
+struct M {
+  __mmask8 v;
+};
+struct U {
+  __m512i v;
+  U() = default;
+  U(__m512i a) : v(a) {}                                         // NOLINT
+  U(uint64_t a) : v(_mm512_set1_epi64(static_cast<long long>(a))) {}  // NOLINT
+};
+struct F {
+  __m512 v;
+};
+
+inline D operator+(D a, D b) { return _mm512_add_pd(a.v, b.v); }
+inline D operator-(D a, D b) { return _mm512_sub_pd(a.v, b.v); }
+inline D operator*(D a, D b) { return _mm512_mul_pd(a.v, b.v); }
+inline D operator/(D a, D b) { return _mm512_div_pd(a.v, b.v); }
+inline D operator-(D a) {
+  return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a.v), _mm512_set1_epi64(INT64_MIN)));
+}
+inline D fma(D a, D b, D c) { return _mm512_fmadd_pd(a.v, b.v, c.v); }
+inline D select(M m, D a, D b) { return _mm512_mask_blend_pd(m.v, b.v, a.v); }
+inline U select(M m, U a, U b) { return _mm512_mask_blend_epi64(m.v, b.v, a.v); }
+// vmaxpd/vminpd return the second operand when either is NaN, as the
+// generic row's `a > b ? a : b` does.
+inline D vmax(D a, D b) { return _mm512_max_pd(a.v, b.v); }
+inline D vmin(D a, D b) { return _mm512_min_pd(a.v, b.v); }
+inline M lt(D a, D b) { return {_mm512_cmp_pd_mask(a.v, b.v, _CMP_LT_OQ)}; }
+inline M le(D a, D b) { return {_mm512_cmp_pd_mask(a.v, b.v, _CMP_LE_OQ)}; }
+inline M gt(D a, D b) { return {_mm512_cmp_pd_mask(a.v, b.v, _CMP_GT_OQ)}; }
+inline M ge(D a, D b) { return {_mm512_cmp_pd_mask(a.v, b.v, _CMP_GE_OQ)}; }
+inline M eq(D a, D b) { return {_mm512_cmp_pd_mask(a.v, b.v, _CMP_EQ_OQ)}; }
+inline M is_nan(D a) { return {_mm512_cmp_pd_mask(a.v, a.v, _CMP_UNORD_Q)}; }
+inline M m_or(M a, M b) { return {static_cast<__mmask8>(a.v | b.v)}; }
+inline M m_and(M a, M b) { return {static_cast<__mmask8>(a.v & b.v)}; }
+inline M m_not(M a) { return {static_cast<__mmask8>(~a.v)}; }
+inline int movemask(M m) { return m.v; }
+inline U bits(D a) { return _mm512_castpd_si512(a.v); }
+inline D from_bits(U u) { return _mm512_castsi512_pd(u.v); }
+inline U operator+(U a, U b) { return _mm512_add_epi64(a.v, b.v); }
+inline U operator-(U a, U b) { return _mm512_sub_epi64(a.v, b.v); }
+inline U operator&(U a, U b) { return _mm512_and_si512(a.v, b.v); }
+inline U operator|(U a, U b) { return _mm512_or_si512(a.v, b.v); }
+inline U operator^(U a, U b) { return _mm512_xor_si512(a.v, b.v); }
+inline U shl(U a, int n) { return _mm512_slli_epi64(a.v, static_cast<unsigned>(n)); }
+inline U shr(U a, int n) { return _mm512_srli_epi64(a.v, static_cast<unsigned>(n)); }  // logical
+inline M ieq(U a, U b) { return {_mm512_cmpeq_epi64_mask(a.v, b.v)}; }
+inline M igt(U a, U b) { return {_mm512_cmpgt_epi64_mask(a.v, b.v)}; }  // signed
+inline D gather(const double* base, U index) { return _mm512_i64gather_pd(index.v, base, 8); }
+inline double lane(D a, int j) {
+  alignas(64) double t[8];
+  _mm512_store_pd(t, a.v);
+  return t[j];
+}
+inline void set_lane(D& a, int j, double v) {
+  alignas(64) double t[8];
+  _mm512_store_pd(t, a.v);
+  t[j] = v;
+  a.v = _mm512_load_pd(t);
+}
+inline uint64_t lane(U a, int j) {
+  alignas(64) uint64_t t[8];
+  _mm512_store_si512(t, a.v);
+  return t[j];
+}
+inline void set_lane(U& a, int j, uint64_t v) {
+  alignas(64) uint64_t t[8];
+  _mm512_store_si512(t, a.v);
+  t[j] = v;
+  a.v = _mm512_load_si512(t);
+}
+
+// fl32(1 / fl32(sqrt x)) for lanes holding float32 values (IEEE float32
+// square root and division: the same bits as the generic row's seed).
+inline D f32_rsqrt_seed(D x) {
+  const __m256 xf = _mm512_cvtpd_ps(x.v);  // exact: x holds float32 values
+  const __m256 y = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(xf));
+  return _mm512_cvtps_pd(y);
+}
+
+// float32 lanes
+inline F f32_sqrt(F a) { return {_mm512_sqrt_ps(a.v)}; }
+inline F f32_div(F a, F b) { return {_mm512_div_ps(a.v, b.v)}; }
+inline F f32_mul(F a, F b) { return {_mm512_mul_ps(a.v, b.v)}; }
+inline F f32_load(const float* p) { return {_mm512_loadu_ps(p)}; }
+inline F f32_splat(float v) { return {_mm512_set1_ps(v)}; }
+inline void f32_store(float* p, F a) {
+  // The contract's NaN: every NaN written is 0x7FC00000.
+  const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
+  _mm512_storeu_ps(p, _mm512_mask_mov_ps(a.v, _mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q), qnan));
+}
+inline void f32_store_raw(float* p, F a) { _mm512_storeu_ps(p, a.v); }
+
+// The float32 halves of a float32 vector, widened (exactly) to float64, and
+// the reverse (rounded to nearest).
+inline D widen_lo(F a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a.v)); }
+inline D widen_hi(F a) {
+  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.v), 1)));
+}
+inline F narrow(D lo, D hi) {
+  const __m512d lo_half = _mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo.v)));
+  return {_mm512_castpd_ps(_mm512_insertf64x4(lo_half, _mm256_castps_pd(_mm512_cvtpd_ps(hi.v)), 1))};
+}
+inline void store(double* p, D a) { _mm512_storeu_pd(p, a.v); }

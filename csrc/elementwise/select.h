@@ -1,0 +1,43 @@
+// Selections and NaN handling for the portable float32 steps around the
+// correctly rounded functions (param.cpp, grad.cpp), as integer operations
+// on bit patterns: a floating-point compare-and-branch per element costs
+// more than the arithmetic when the signs are random, and GCC will not
+// if-convert float comparisons (they may trap); integer selects vectorise.
+// Both files are compiled for the baseline instruction set only.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace repdl {
+namespace elementwise {
+
+inline uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline uint32_t all_if(bool c) { return c ? ~0u : 0u; }
+// a > 0 for the float with bits a (false for +-0 and NaN).
+inline bool positive(uint32_t a) { return a - 1u < 0x7F800000u; }
+inline bool is_nan(uint32_t a) { return (a & 0x7FFFFFFFu) > 0x7F800000u; }
+// A signed integer ordered like the float (+0 and -0 equal), for non-NaN a.
+inline int32_t order_key(uint32_t a) {
+  const int32_t s = static_cast<int32_t>(a) >> 31;
+  return (static_cast<int32_t>(a & 0x7FFFFFFFu) ^ s) - s;
+}
+// The contract's NaN: a NaN result is written as 0x7FC00000.
+inline float canonical(float v) { return is_nan(bits_of(v)) ? float_of(0x7FC00000u) : v; }
+// m ? a : b, with a NaN result made the canonical 0x7FC00000.
+inline float pick(uint32_t m, float a, float b) { return canonical(float_of((bits_of(a) & m) | (bits_of(b) & ~m))); }
+// m ? a : b bit for bit (a selection passes its operand through, NaN payload
+// and all, as torch.where does).
+inline float pick_raw(uint32_t m, float a, float b) { return float_of((bits_of(a) & m) | (bits_of(b) & ~m)); }
+
+}  // namespace elementwise
+}  // namespace repdl
