@@ -173,3 +173,20 @@ def test_class_nll_is_the_general_rule(reduction, shape, gen):
         (want_grad,) = torch.autograd.grad(want, x, g)
         assert_bitwise_equal(got, want, f"{reduction} loss")
         assert_bitwise_equal(got_grad, want_grad, f"{reduction} gradient")
+
+
+def test_gradient_checker_on_a_slice():
+    """tools/cr/check_gradients.py itself (the 2^32 sweep behind
+    docs/elementwise.md's record) on a 2^16-input slice around 1.0."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
+    import check_gradients
+    threads = torch.get_num_threads()
+    try:
+        first, bad = check_gradients.check_chunk("gelu", 0x3F800000 - (1 << 15), 1 << 16)
+    finally:
+        torch.set_num_threads(threads)
+    assert bad == 0, [hex(b) for b in first]
+    g = check_gradients.gradients_of(torch.arange(1 << 12, dtype=torch.int64))
+    assert torch.isnan(g).any() and torch.isinf(g).any() and (g < 0).any() and (g > 0).any()

@@ -1,9 +1,11 @@
 #!/usr/bin/env python
-"""Print the records of verify.py --record and crosscheck.py --record (JSON
-lines) as the markdown tables of docs/elementwise.md.
+"""Print the records of verify.py --record, crosscheck.py --record and
+check_gradients.py --record (JSON lines) as the markdown tables of
+docs/elementwise.md.
 
     python tools/cr/records.py tools/cr/verified.jsonl
     python tools/cr/records.py tools/cr/crosschecked.jsonl
+    python tools/cr/records.py tools/cr/gradients_checked.jsonl
 
 A function recorded more than once keeps its last record (the latest run
 of the shipped kernel); crosscheck records are kept per set of paths.
@@ -48,6 +50,13 @@ def main():
     records = list(latest.values())
     if records and any(k.endswith("_vs_avx2") for k in records[0]):
         crosscheck_table(records)
+        return
+    if records and "fused_vs_formula" in records[0]:
+        print("| function | date | inputs | fused backward != formula | time |")
+        print("|---|---|---|---|---|")
+        for r in records:
+            inputs = "2^32" if r["inputs"] == 1 << 32 else str(r["inputs"])
+            print(f"| {r['function']} | {r['date']} | {inputs} | {r['fused_vs_formula']} | {_minutes(r)} |")
         return
     print("| function | date | inputs | paths checked | mismatches C++ / reference | MPFR-settled "
           "| max float64 error C++ / reference formula (ulp) | time |")
