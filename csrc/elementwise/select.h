@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/nan.h"
+
 namespace repdl {
 namespace elementwise {
 
@@ -31,9 +33,10 @@ inline int32_t order_key(uint32_t a) {
   const int32_t s = static_cast<int32_t>(a) >> 31;
   return (static_cast<int32_t>(a & 0x7FFFFFFFu) ^ s) - s;
 }
-// The contract's NaN: a NaN result is written as 0x7FC00000.
-inline float canonical(float v) { return is_nan(bits_of(v)) ? float_of(0x7FC00000u) : v; }
-// m ? a : b, with a NaN result made the canonical 0x7FC00000.
+// common/nan.h's canonical_nan on the bit pattern, which GCC vectorises
+// (its float self-comparison it does not).
+inline float canonical(float v) { return is_nan(bits_of(v)) ? float_of(kCanonicalNanBits) : v; }
+// m ? a : b, with a NaN result made canonical.
 inline float pick(uint32_t m, float a, float b) { return canonical(float_of((bits_of(a) & m) | (bits_of(b) & ~m))); }
 // m ? a : b bit for bit (a selection passes its operand through, NaN payload
 // and all, as torch.where does).
