@@ -2,8 +2,8 @@
 throughput ratios measured side by side in one process (torch time / RepDL
 time; above 1 means RepDL is faster).  Targets (2 threads): conv2d on
 (32, 64, 56, 56) 3x3 >= 0.7; linear at transformer sizes >= 0.9;
-layer_norm, softmax and scaled_dot_product_attention >= 0.5.  Also the
-per-call cost of a small op with requires_grad inputs.
+layer_norm, softmax and scaled_dot_product_attention >= 0.5.  The
+per-call cost of small ops is bench/bench_calls.py's.
 
     python bench/bench_nn.py [--threads 2] [--quick]
 """
@@ -12,7 +12,7 @@ import argparse
 import torch
 
 import repdl
-from repdl.benchmarks.layers import conv_cases, layer_cases, per_call
+from repdl.benchmarks.layers import conv_cases, layer_cases
 from repdl.benchmarks.timing import compare, header, row
 
 
@@ -25,12 +25,6 @@ def main():
     header(f"layers forward + backward, isa {repdl.isa()}")
     for name, theirs, ours in [*conv_cases(args.quick), *layer_cases(args.quick)]:
         row(name, *compare(theirs, ours, rounds=3 if not args.quick else 1, repeats=2))
-    x = torch.randn(8, requires_grad=True)
-    for label, theirs, ours in (("mul", lambda t: t * t, lambda t: repdl.mul(t, t)),
-                                ("exp", torch.exp, repdl.exp)):
-        t_torch = min(per_call(theirs, x) for _ in range(3))
-        t_repdl = min(per_call(ours, x) for _ in range(3))
-        print(f"per call, {label} with requires_grad: torch {t_torch * 1e6:.1f} us, repdl {t_repdl * 1e6:.1f} us")
 
 
 if __name__ == "__main__":

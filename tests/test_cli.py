@@ -151,7 +151,7 @@ def test_experiment_small(tmp_path):
     assert "| RepDL | test accuracy |" in (out / "report.md").read_text()
 
 
-@pytest.mark.parametrize("suite,only", [("main", "mm"), ("in-cache", "exp 64K")])
+@pytest.mark.parametrize("suite,only", [("main", "mm"), ("in-cache", "exp 64K"), ("calls", "sum")])
 def test_bench_quick_json(suite, only):
     done = repdl_cli("bench", "--suite", suite, "--quick", "--only", only, "--json", check_rc=0)
     results = json.loads(done.stdout)["results"]

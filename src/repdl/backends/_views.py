@@ -23,7 +23,7 @@ class ReductionView(NamedTuple):
     R: int
     sr: int
     out_shape: tuple     # kept sizes (keepdim=False order)
-    perm: tuple          # dims of the original that x's dims hold (x was permuted when not identity)
+    perm: tuple          # None: x is the original; else x is a copy whose dims are the original's dims perm
 
     def args(self):
         return (self.x.data_ptr(), self.P1, self.s1, self.P0, self.s0, self.R, self.sr)
@@ -55,12 +55,12 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
         shape = tuple(x.shape)
         out_shape = shape[:n - len(dims)]
         R = math.prod(shape[n - len(dims):])
-        return ReductionView(x, 1, 0, math.prod(out_shape), R, R, 1, out_shape, tuple(range(n)))
+        return ReductionView(x, 1, 0, math.prod(out_shape), R, R, 1, out_shape, None)
     kept = tuple(d for d in range(x.dim()) if d not in dims)
     out_shape = tuple(x.shape[d] for d in kept)
     R = math.prod(x.shape[d] for d in dims)
     red, keep = coalesced(x, dims), coalesced(x, kept)
-    perm = tuple(range(x.dim()))
+    perm = None
     if len(red) > 1 or len(keep) > 2:
         perm = kept + dims
         x = x.permute(*perm).contiguous()
@@ -80,6 +80,8 @@ def keepdim_shape(shape, dims) -> tuple:
 def dense_like(x: torch.Tensor) -> torch.Tensor:
     """x itself if its elements tile a dense block of memory (any dim order),
     else a contiguous copy; so that an output with x's strides exists."""
+    if x.is_contiguous():
+        return x
     dims = sorted((st, sz) for sz, st in zip(x.shape, x.stride()) if sz != 1)
     expected = 1
     for st, sz in dims:

@@ -1,9 +1,6 @@
 """Layer benchmark cases, forward plus backward: convolutions, linear,
-layer_norm, softmax and attention, each as (name, torch step, RepDL step);
-and the per-call cost of a small op.  Used by bench/bench_nn.py and
-`repdl bench`."""
-import time
-
+layer_norm, softmax and attention, each as (name, torch step, RepDL step).
+Used by bench/bench_nn.py and `repdl bench`."""
 import torch
 import torch.nn.functional as F
 
@@ -58,10 +55,3 @@ def layer_cases(quick):
         fwd_bwd(lambda a, c, d: F.scaled_dot_product_attention(a, c, d, is_causal=True), (q, k, v)), \
         fwd_bwd(lambda a, c, d: RF.scaled_dot_product_attention(a, c, d, is_causal=True), (q, k, v))
 
-
-def per_call(fn, x, calls=2000):
-    fn(x)
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn(x)
-    return (time.perf_counter() - t) / calls

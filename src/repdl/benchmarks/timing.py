@@ -43,5 +43,15 @@ def header(title: str) -> None:
     print(f"{'case':<34} {'torch':>10} {'repdl':>10} {'ratio':>7}")
 
 
+def _duration(seconds: float) -> str:
+    # small calls in microseconds, where milliseconds would show 0.002
+    return f"{seconds * 1e6:>8.2f}us" if seconds < 1e-4 else f"{seconds * 1e3:>8.3f}ms"
+
+
 def row(case: str, t_torch: float, t_repdl: float, ratio: float, extra: str = "") -> None:
-    print(f"{case:<34} {t_torch * 1e3:>8.3f}ms {t_repdl * 1e3:>8.3f}ms {ratio:>7.2f} {extra}")
+    print(f"{case:<34} {_duration(t_torch)} {_duration(t_repdl)} {ratio:>7.2f} {extra}")
+
+
+def above(t_torch: float, t_repdl: float) -> str:
+    """RepDL's time above torch's, the measure of a small call's cost."""
+    return f"{(t_repdl - t_torch) * 1e6:+.2f}us above torch"

@@ -4,8 +4,8 @@ the cases in repdl.benchmarks (the same code as bench/*.py)."""
 import torch
 
 import repdl
-from repdl.benchmarks import dropin, in_cache, layers, training
-from repdl.benchmarks.timing import compare, header, row
+from repdl.benchmarks import calls, dropin, in_cache, layers, training
+from repdl.benchmarks.timing import above, compare, header, row
 from repdl.cli import progress
 from repdl.cli.task import CliError
 
@@ -15,9 +15,10 @@ def add_parser(sub):
                        description=__doc__)
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
                    help=f"intra-op threads (default {torch.get_num_threads()})")
-    p.add_argument("--suite", choices=("main", "in-cache", "dropin"), default="main",
+    p.add_argument("--suite", choices=("main", "in-cache", "calls", "dropin"), default="main",
                    help="main: the main ops and training steps (default); in-cache: every correctly rounded "
-                        "function at 8K-16M elements and the softmax family, forward and backward; dropin: "
+                        "function at 8K-16M elements and the softmax family, forward and backward; calls: "
+                        "the per-call cost of small ops (8 elements; run it with --threads 1); dropin: "
                         "training steps of unmodified models under repdl.reproducible against plain torch")
     p.add_argument("--quick", action="store_true", help="smaller sizes, one round (a smoke run, under a minute)")
     p.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
@@ -48,6 +49,10 @@ def in_cache_cases(quick):
     return [*in_cache.elementwise_cases(sizes), *in_cache.softmax_cases(shapes)]
 
 
+def calls_cases(quick):
+    return list(calls.call_cases())
+
+
 def dropin_cases(quick):
     return list(dropin.step_cases())
 
@@ -56,7 +61,8 @@ def run(args):
     if args.threads < 1:
         raise CliError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    cases = {"main": main_cases, "in-cache": in_cache_cases, "dropin": dropin_cases}[args.suite](args.quick)
+    cases = {"main": main_cases, "in-cache": in_cache_cases, "calls": calls_cases,
+             "dropin": dropin_cases}[args.suite](args.quick)
     if args.only:
         cases = [c for c in cases if args.only in c[0]]
         if not cases:
@@ -69,7 +75,7 @@ def run(args):
         t_torch, t_repdl, ratio = compare(theirs, ours, rounds=rounds, repeats=2)
         results.append({"case": name, "torch_s": t_torch, "repdl_s": t_repdl, "ratio": ratio})
         if not args.json:
-            row(name, t_torch, t_repdl, ratio)
+            row(name, t_torch, t_repdl, ratio, above(t_torch, t_repdl) if args.suite == "calls" else "")
     if args.json:
         print(progress.dumps({"threads": args.threads, "isa": repdl.isa(), "torch": torch.__version__,
                               "results": results}))

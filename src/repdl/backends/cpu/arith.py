@@ -10,21 +10,9 @@ import torch
 from ... import _C
 from ..._checks import broadcast_shape
 from ..._scalar import bits32
+from .outputs import row_major, row_major_like
 
 _CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
-
-
-# Outputs.  torch parses a torch.Size shape argument several times slower
-# than a tuple, and empty_like is cheaper still: a per-call cost that small
-# ops feel (about 4 us of 7 for an 8-element add, torch 2.13).
-def row_major_like(t):
-    """A new row-major tensor of t's shape and dtype."""
-    return torch.empty_like(t, memory_format=torch.contiguous_format)
-
-
-def row_major(shape):
-    """A new row-major float32 tensor of `shape`."""
-    return torch.empty(tuple(shape), dtype=torch.float32)
 
 
 def strides_over(t, shape):
@@ -75,7 +63,7 @@ _COMPARE = {"gt": 0, "ge": 1, "lt": 2, "le": 3}
 def compare(x, op: str, h: float):
     """x op h as a bool tensor (IEEE: NaN compares false)."""
     x = x.contiguous()
-    mask = torch.empty(tuple(x.shape), dtype=torch.bool)
+    mask = row_major(x.shape, torch.bool)
     _C.compare(x.data_ptr(), x.numel(), _COMPARE[op], bits32(h), mask.data_ptr())
     return mask
 

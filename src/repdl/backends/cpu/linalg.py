@@ -6,13 +6,14 @@ import torch
 from ... import _C, _checks
 from .._views import coalesced
 from .arith import binary_
+from .outputs import row_major
 
 
 def matmul(a, b):
     """a (*A, M, K) @ b (*B, K, N) with broadcast batch dims, any strides."""
     (m, k), n = a.shape[-2:], b.shape[-1]
     if a.dim() == 2 and b.dim() == 2:  # the common case, without broadcasting machinery
-        out = torch.empty((m, n), dtype=torch.float32)
+        out = row_major((m, n))
         _C.gemm(m, n, k, a.data_ptr(), *a.stride(), b.data_ptr(), *b.stride(), out.data_ptr(), n, 0)
         return out
     batch = _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])

@@ -5,6 +5,7 @@ import torch
 
 from ... import _C
 from .._views import keepdim_shape, reduction_view
+from .outputs import row_major
 
 _ORDER_CODE = {"sequential": 0, "pairwise": 1}
 
@@ -22,7 +23,7 @@ def sum(x, dims, keepdim, *, order):
     if x.numel() == 0:
         return _empty_result(x, dims, keepdim)
     v = reduction_view(x, dims)
-    out = torch.empty(v.out_shape, dtype=torch.float32)
+    out = row_major(v.out_shape)
     _C.sum(*v.args(), out.data_ptr(), _ORDER_CODE[order])
     return _shaped(out, x, dims, keepdim)
 
@@ -33,7 +34,7 @@ def sqdev(x, mean, dims, keepdim):
         return _empty_result(x, dims, keepdim)
     v = reduction_view(x, dims)
     mean = mean.reshape(v.out_shape).contiguous()
-    out = torch.empty(v.out_shape, dtype=torch.float32)
+    out = row_major(v.out_shape)
     _C.sqdev(*v.args(), mean.data_ptr(), out.data_ptr())
     return _shaped(out, x, dims, keepdim)
 
@@ -45,9 +46,9 @@ def sumprod(a, b, dims, keepdim):
     if a.stride() != b.stride() or not a.is_contiguous():
         a, b = a.contiguous(), b.contiguous()  # one layout for both: copies move values only
     v = reduction_view(a, dims)
-    if v.x is not a:  # the view permuted a copy of a: lay b out the same way
+    if v.perm is not None:  # the view permuted a copy of a: lay b out the same way
         b = b.permute(*v.perm).contiguous()
-    out = torch.empty(v.out_shape, dtype=torch.float32)
+    out = row_major(v.out_shape)
     _C.sumprod(*v.args(), b.data_ptr(), out.data_ptr())
     return _shaped(out, a, dims, keepdim)
 
@@ -57,8 +58,8 @@ def extremum(x, dim, keepdim, *, largest):
     dims = (dim,)
     v = reduction_view(x, dims) if x.numel() else None
     kept = [s for d, s in enumerate(x.shape) if d != dim]
-    values = torch.empty(kept, dtype=torch.float32)
-    indices = torch.empty(kept, dtype=torch.int64)
+    values = row_major(kept)
+    indices = row_major(kept, torch.int64)
     if v is not None:
         _C.extremum(*v.args(), values.data_ptr(), indices.data_ptr(), 0 if largest else 1)
     return _shaped(values, x, dims, keepdim), _shaped(indices, x, dims, keepdim)

@@ -1,12 +1,11 @@
 """CPU backend: scatter-style accumulation (csrc/scatter)."""
-import torch
-
 from ... import _C
+from .outputs import row_major
 
 
 def index_accumulate(src, index, rows):
     """(rows, D): dst[index[i]] += src[i] for i ascending, from +0.0."""
     src, index = src.contiguous(), index.contiguous()
-    out = torch.empty(rows, src.shape[1], dtype=torch.float32)
+    out = row_major((rows, src.shape[1]))
     _C.index_accumulate(src.data_ptr(), index.data_ptr(), src.shape[0], src.shape[1], out.data_ptr(), rows)
     return out

@@ -3,6 +3,7 @@ import torch
 
 from ... import _C
 from .._views import dense_like, reduction_view
+from .outputs import row_major
 
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2}
 
@@ -11,9 +12,9 @@ def softmax(x, dim, *, log):
     if x.numel() == 0:
         return torch.empty_like(x)
     v = reduction_view(dense_like(x), (dim,))
-    y = torch.empty_strided(v.x.shape, v.x.stride(), dtype=torch.float32)
+    y = torch.empty_like(v.x)  # v.x is dense: its own strides
     _C.softmax(*v.args(), y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
-    if v.perm != tuple(range(x.dim())):  # computed on a permuted copy
+    if v.perm is not None:  # computed on a permuted copy
         y = y.permute(*sorted(range(x.dim()), key=v.perm.__getitem__))
     return y
 
@@ -26,11 +27,11 @@ def softmax_backward(g, y, dim, *, log):
     if g.stride() != y.stride():
         g = torch.empty_like(y).copy_(g)  # g in y's layout: a copy moves values only
     v = reduction_view(y, (dim,))
-    if v.x is not y:  # the view permuted a copy of y: lay g out the same way
+    if v.perm is not None:  # the view permuted a copy of y: lay g out the same way
         g = g.permute(*v.perm).contiguous()
-    dx = torch.empty_strided(v.x.shape, v.x.stride(), dtype=torch.float32)
+    dx = torch.empty_like(v.x)
     _C.softmax_backward(*v.args(), g.data_ptr(), dx.data_ptr(), log)
-    if v.perm != tuple(range(y.dim())):
+    if v.perm is not None:
         dx = dx.permute(*sorted(range(y.dim()), key=v.perm.__getitem__))
     return dx
 
@@ -41,7 +42,7 @@ def logsumexp(x, dims, keepdim):
         out = torch.full(kept, float("-inf"), dtype=torch.float32)
     else:
         v = reduction_view(x, dims)
-        out = torch.empty(v.out_shape, dtype=torch.float32)
+        out = row_major(v.out_shape)
         _C.softmax(*v.args(), out.data_ptr(), _KIND["logsumexp"])
     if keepdim:
         out = out.reshape(tuple(1 if d in dims else s for d, s in enumerate(x.shape)))
