@@ -1,9 +1,10 @@
 // Selections and NaN handling for the portable float32 steps around the
-// correctly rounded functions (param.cpp, grad.cpp), as integer operations
+// correctly rounded functions (param.cpp, grad_blocks.inc), as integer operations
 // on bit patterns: a floating-point compare-and-branch per element costs
 // more than the arithmetic when the signs are random, and GCC will not
 // if-convert float comparisons (they may trap); integer selects vectorise.
-// Both files are compiled for the baseline instruction set only.
+// param.cpp is compiled for the baseline; grad_blocks.inc once per
+// instruction set (grad_<isa>.cpp), with the same bits.
 #pragma once
 
 #include <cstdint>
