@@ -61,6 +61,11 @@ _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context
                  backward=_class_pick_backward)
 
 
+def _sample_nll(lsm, target, ignore_index, valid):
+    """nll[n] = -lsm[n, target[n]], +0.0 where the sample is ignored."""
+    return torch.where(valid, neg(_class_pick(lsm, target, ignore_index)), _zero(lsm))
+
+
 def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """The class-index loss without weight or smoothing (the common case) as
     one primitive, composed of the same primitives as the general rule:
@@ -68,7 +73,7 @@ def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: s
     seqsum'd ('sum') or seqsum'd and divided by fl32(valid count) ('mean').
     One autograd node instead of six (pick, neg, where, sum, count, div)."""
     valid = target != ignore_index
-    nll = torch.where(valid, neg(_class_pick(lsm, target, ignore_index)), _zero(lsm))
+    nll = _sample_nll(lsm, target, ignore_index, valid)
     if reduction == "none":
         return nll
     total = _sum(nll)
@@ -197,7 +202,7 @@ def _class_loss(op, lsm, input, target, weight, ignore_index, reduction, label_s
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.
     zero = _zero(input)
-    nll = torch.where(valid, neg(_class_pick(lsm, target, int(ignore_index))), zero)
+    nll = _sample_nll(lsm, target, int(ignore_index), valid)
     if weight is not None:
         w = torch.where(valid, weight[torch.where(valid, target, torch.zeros_like(target))], zero)
         nll = mul(w, nll)
