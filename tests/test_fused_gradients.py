@@ -1,7 +1,7 @@
 """The fused kernels behind layer/RMS/group norm (csrc/norm), softmax's
 backward (csrc/softmax) and the correctly rounded functions' backward
-(csrc/elementwise/grad.cpp) against the reference bit for bit, on every
-instruction set, over row lengths 1 and primes, affine or not, strided
+(csrc/elementwise/grad_blocks.inc) against the reference bit for bit, on
+every instruction set, over row lengths 1 and primes, affine or not, strided
 lines and adversarial values; and equal to the composition of primitives
 they stand for (what double backward differentiates)."""
 import pytest
@@ -102,7 +102,7 @@ def _gradient_inputs(seed):
 
 @pytest.mark.parametrize("name", UNARY)
 def test_fused_gradient_is_the_formula(name):
-    """csrc/elementwise/grad.cpp's one-pass gradient gives the bits of the
+    """csrc/elementwise/grad_blocks.inc's one-pass gradient gives the bits of the
     contract's sequence of primitives, on every row, for adversarial values,
     non-canonical NaN gradients (passed through where the formula selects
     g itself) and layouts the engine hands over (an expanded gradient, a

@@ -85,7 +85,7 @@ void elu_param_threaded(const float* x, float alpha, float* y, int64_t n);
 void celu_param_threaded(const float* x, float alpha, float* y, int64_t n);
 
 // dx = the contract's backward formula of f at input x, output y = f(x) and
-// output gradient g (grad.cpp), in one pass.
+// output gradient g (grad_blocks.inc, one row per ISA), in one pass.
 void unary_grad_threaded(Unary f, const float* g, const float* x, const float* y, float* dx, int64_t n);
 
 }  // namespace elementwise

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """The fused backward of the correctly rounded functions
-(csrc/elementwise/grad.cpp, repdl.backends.cpu.unary_grad) against the
+(csrc/elementwise/grad_blocks.inc, repdl.backends.cpu.unary_grad) against the
 contract's formula run as a sequence of primitives (ops/elementwise.py's
 _<name>_grad), bit for bit, over all 2^32 float32 inputs x.  The output
 gradient g varies over every input too: g at input bits b is the float32

@@ -42,7 +42,7 @@ def _unary(name):
 def unary_grad(name, g, x, y):
     """The contract's backward formula of the unary function `name` at input
     x, output y and output gradient g (ops.elementwise's _<name>_grad), in
-    one fused pass (csrc/elementwise/grad.cpp): the same bits."""
+    one fused pass (csrc/elementwise/grad_blocks.inc, the active ISA's row): the same bits."""
     out = torch.empty_like(x)
     g, x, y = _like(g, out), _like(x, out), _like(y, out)
     _C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(), out.numel())
