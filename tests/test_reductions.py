@@ -48,6 +48,26 @@ def test_extremum_matches_reference(shape, gen, isa):
                 assert torch.equal(i1, i2)
 
 
+@pytest.mark.parametrize("n", [16, 39, 40, 41, 72, 1000, 1003])
+def test_extremum_of_long_lines(n, gen, isa):
+    """Lines long enough for the vector scan's four chains and its tails:
+    the extreme is a zero of either sign (its sign from the line's first
+    zero) or a value anywhere in the line, with and without one NaN."""
+    lines = -torch.randint(0, 3, (24, n), generator=gen).float()  # 0, -1, -2: the max is often a zero
+    lines[:, ::2] = torch.where(lines[:, ::2] == 0, -0.0, lines[:, ::2])
+    lines[1::2, 0] = 5.0 * (1 + torch.arange(12) % 3)  # a positive max at the front
+    lines[2::4, n - 1] = 9.0  # ... or at the end
+    nans = lines.clone()
+    nans[torch.arange(24), torch.randint(0, n, (24,), generator=gen)] = float("nan")
+    for x in (lines, nans, -lines):
+        for largest in (True, False):
+            v1, i1 = cpu.extremum(x, 1, False, largest=largest)
+            v2, i2 = ref.extremum(x, 1, False, largest=largest)
+            assert_bitwise_equal(v1, v2, f"n={n} largest={largest}")
+            assert torch.equal(i1, i2)
+        assert_bitwise_equal(cpu.softmax(x, 1, log=False), ref.softmax(x, 1, log=False), f"softmax n={n}")
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 63, 64, 65, 1000, 65535, 65536, 65537, 100_003, 3 * 65536 + 5])
 def test_long_lines(n, gen, isa):
     x = wide(n, gen=gen, spread=6)

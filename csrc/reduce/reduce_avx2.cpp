@@ -174,21 +174,41 @@ void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* ou
 }
 
 // One contiguous line: the value of the maximum (minimum) does not depend on
-// the order of comparisons, so it is found eight lanes at a time, with NaN
-// tracked on the side.  (Its sign, when it is a zero, does: see callers.)
+// the order of comparisons, so it is found eight lanes at a time in four
+// independent chains (one would wait on vmaxps's latency every eight
+// elements), with NaN tracked on the side.  Its sign, when it is a zero,
+// does depend on the order: the callers take it from the line's first zero.
 float extreme_value_avx2(const float* x, int64_t n, bool is_min, bool* has_nan) {
-  __m256 best = _mm256_loadu_ps(x);
-  __m256 nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
+  const auto better = [is_min](__m256 v, __m256 best) {
+    return is_min ? _mm256_min_ps(v, best) : _mm256_max_ps(v, best);
+  };
+  const auto unordered = [](__m256 v) { return _mm256_cmp_ps(v, v, _CMP_UNORD_Q); };
+  __m256 best[4], nan[4];
+  for (int j = 0; j < 4; ++j) {
+    best[j] = _mm256_loadu_ps(x);
+    nan[j] = unordered(best[j]);
+  }
   int64_t k = 8;
+  for (; k + 32 <= n; k += 32) {
+    for (int j = 0; j < 4; ++j) {
+      const __m256 v = _mm256_loadu_ps(x + k + 8 * j);
+      nan[j] = _mm256_or_ps(nan[j], unordered(v));
+      best[j] = better(v, best[j]);
+    }
+  }
   for (; k + 8 <= n; k += 8) {
     const __m256 v = _mm256_loadu_ps(x + k);
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    best = is_min ? _mm256_min_ps(v, best) : _mm256_max_ps(v, best);
+    nan[0] = _mm256_or_ps(nan[0], unordered(v));
+    best[0] = better(v, best[0]);
+  }
+  for (int j = 1; j < 4; ++j) {
+    nan[0] = _mm256_or_ps(nan[0], nan[j]);
+    best[0] = better(best[j], best[0]);
   }
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, best);
+  _mm256_store_ps(lanes, best[0]);
   float m = lanes[0];
-  *has_nan = _mm256_movemask_ps(nan) != 0;
+  *has_nan = _mm256_movemask_ps(nan[0]) != 0;
   for (int q = 1; q < 8; ++q) m = is_min ? std::min(m, lanes[q]) : std::max(m, lanes[q]);
   for (; k < n; ++k) {
     *has_nan |= x[k] != x[k];
