@@ -9,7 +9,7 @@ namespace repdl {
 namespace softmax {
 namespace {
 
-// Lines of up to this length are processed eight at a time (lines.inc);
+// Lines of up to this length are processed kGroup at a time (lines.inc);
 // longer ones one at a time, bounding scratch memory.
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 
@@ -23,7 +23,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
 #else
   const auto group_kernel = process_group_generic;
 #endif
-  const int group = v.R <= kGroupMaxLine ? 8 : 1;
+  const int group = v.R <= kGroupMaxLine ? kGroup : 1;
   const int64_t groups = (P + group - 1) / group;
   // ~20 flops per element (the exp dominates).
   const int threads = threads_for(P * v.R * 20, int64_t{1} << 18);
@@ -43,7 +43,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
 #else
   const auto group_kernel = backward_group_generic;
 #endif
-  const int group = v.R <= kGroupMaxLine ? 8 : 1;
+  const int group = v.R <= kGroupMaxLine ? kGroup : 1;
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
