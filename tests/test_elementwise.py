@@ -22,7 +22,7 @@ from repdl.backends import cpu as cpu_backend, reference as ref
 from repdl.crtables import load as load_table
 from repdl.testing import assert_bitwise_equal
 
-from values import ROWS, canonical, check_all_paths, f32, u32
+from values import ROWS, _report, canonical, check_all_paths, f32, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -201,6 +201,66 @@ def test_hard_cases_in_place(name):
             assert_bitwise_equal(y, getattr(cpu_backend, name)(x), f"{name}, {isa} row, in place")
     finally:
         repdl.set_isa(saved)
+
+
+def _exp_float32_path_inputs():
+    """Ordinary values with the inputs the AVX-512 row's float32 exp
+    (fn/exp_avx512.h) must hand to the float64 path, placed so that its
+    queue of hard lanes fills, carries over from one chunk of 256 values to
+    the next, and ends in the tail: the hard-case table, results that are
+    powers of two approached from below (1 - 2^-26 .. 1 - 2^-25, and near
+    m ln2 for every m), |x| just around 87 (the path's range) and beyond,
+    NaN, infinities, zeros and subnormals."""
+    _, keys, _ = load_table("exp")
+    below_one = [u32(torch.tensor([-(1 + i / 64) * 2.0 ** -26]))[0] for i in range(32)]
+    m_ln2 = u32(torch.tensor([m * math.log(2) for m in range(-125, 128)], dtype=torch.float64).to(torch.float32))
+    near_powers = [b + d for b in m_ln2 for d in (-2, -1, 1, 2) if b not in (0, 0x80000000)]
+    edges = u32(torch.tensor([86.99, 87.0, 87.00001, 88.0, 88.72283, 88.7229, 89.0, -87.0, -87.00001, -87.33,
+                              -87.34, -100.0, -103.9, -104.0, -110.0, 1e-45, -1e-45, 2.0 ** -126, 0.0, -0.0,
+                              float("inf"), float("-inf"), float("nan")]))
+    hard = keys + below_one + near_powers + edges
+    x = u32(repdl.random.randn(40 * 256 + 13, generator=repdl.random.Generator(14)) * 3)
+    runs = [(300, 40), (300 + 512, 16), (2000, 1), (2300, 17)]  # (position, length): full queues, carries
+    at = 0
+    for pos, length in runs:
+        x[pos:pos + length] = hard[at:at + length]
+        at += length
+    rest = hard[at:]
+    spots = torch.randperm(len(x) - 3000, generator=torch.Generator().manual_seed(3))[:len(rest)] + 3000
+    for b, i in zip(rest, spots.tolist()):
+        x[i] = b
+    x[-5:] = hard[:5]  # hard lanes in the tail
+    return x
+
+
+def test_exp_float32_path_hard_lanes():
+    """The AVX-512 row's float32 exp settles a lane itself only where its
+    own test proves the rounding; every other lane goes through the float64
+    path (Exp) by the queue in run_fast.  Against MPFR, on every row, out of
+    place and in place (y == x), and at offsets that shift the chunks."""
+    xbits = _exp_float32_path_inputs()
+    want = expected("exp", xbits)
+    check_all_paths("exp", xbits, want, "float32 path inputs")
+    x = f32(xbits)
+    saved = repdl.isa()
+    try:
+        for isa in ROWS:
+            repdl.set_isa(isa)
+            for off in (0, 1, 15):
+                y = x[off:].clone()
+                _C.cr_unary(UNARY.index("exp"), y.data_ptr(), y.data_ptr(), y.numel())
+                _report("exp", xbits[off:], u32(y), want[off:], f"{isa} row, in place, offset {off}")
+    finally:
+        repdl.set_isa(saved)
+
+
+def test_float32_exp_table_is_generated(capsys):
+    """fn/exp_table_f32.inc is what tools/cr/polyfit.py --exp-table-f32 prints."""
+    import polyfit
+    polyfit.exp_table_f32()
+    path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", "exp_table_f32.inc")
+    with open(path) as f:
+        assert capsys.readouterr().out == f.read()
 
 
 @pytest.mark.parametrize("name", UNARY)
