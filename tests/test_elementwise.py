@@ -204,10 +204,10 @@ def test_hard_cases_in_place(name):
 
 
 def _exp_float32_path_inputs():
-    """Ordinary values with the inputs the AVX-512 row's float32 exp
-    (fn/exp_avx512.h) must hand to the float64 path, placed so that its
-    queue of hard lanes fills, carries over from one chunk of 256 values to
-    the next, and ends in the tail: the hard-case table, results that are
+    """Ordinary values with the inputs the vector rows' float32 exp
+    (fn/exp_f32.h) must hand to the float64 path, placed so that its
+    queue of hard lanes fills, carries over from one chunk (256 values on
+    AVX-512, 128 on AVX2) to the next, and ends in the tail: the hard-case table, results that are
     powers of two approached from below (1 - 2^-26 .. 1 - 2^-25, and near
     m ln2 for every m), |x| just around 87 (the path's range) and beyond,
     NaN, infinities, zeros and subnormals."""
@@ -234,7 +234,7 @@ def _exp_float32_path_inputs():
 
 
 def test_exp_float32_path_hard_lanes():
-    """The AVX-512 row's float32 exp settles a lane itself only where its
+    """The vector rows' float32 exp settles a lane itself only where its
     own test proves the rounding; every other lane goes through the float64
     path (Exp) by the queue in run_fast.  Against MPFR, on every row, out of
     place and in place (y == x), and at offsets that shift the chunks."""

@@ -109,6 +109,58 @@ inline void f32_store(float* p, F a) {
 }
 inline void f32_store_raw(float* p, F a) { _mm256_storeu_ps(p, a.v); }
 
+// float32 arithmetic, bit steps and masks for the float32 paths
+// (fn/exp_f32.h): each operation is one IEEE float32 or integer
+// instruction on every lane (masks are all-ones lanes).
+struct FM {
+  __m256 v;
+};
+inline __m256i f32_int(F a) { return _mm256_castps_si256(a.v); }
+inline F f32_from_int(__m256i a) { return {_mm256_castsi256_ps(a)}; }
+inline F f32_add(F a, F b) { return {_mm256_add_ps(a.v, b.v)}; }
+inline F f32_sub(F a, F b) { return {_mm256_sub_ps(a.v, b.v)}; }
+inline F f32_fma(F a, F b, F c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }    // a b + c
+inline F f32_fnma(F a, F b, F c) { return {_mm256_fnmadd_ps(a.v, b.v, c.v)}; }  // c - a b
+inline F f32_and_bits(F a, uint32_t m) {
+  return f32_from_int(_mm256_and_si256(f32_int(a), _mm256_set1_epi32(static_cast<int>(m))));
+}
+inline F f32_abs(F a) { return f32_and_bits(a, 0x7FFFFFFFu); }
+inline F f32_add_bits(F a, F b) { return f32_from_int(_mm256_add_epi32(f32_int(a), f32_int(b))); }
+inline F f32_add_bits(F a, uint32_t c) {
+  return f32_from_int(_mm256_add_epi32(f32_int(a), _mm256_set1_epi32(static_cast<int>(c))));
+}
+inline F f32_shl_bits(F a, int n) { return f32_from_int(_mm256_slli_epi32(f32_int(a), n)); }
+inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
+inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }
+inline FM f32_lt(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
+inline FM f32_significand_zero(F a) {
+  return {_mm256_castsi256_ps(_mm256_cmpeq_epi32(f32_int(f32_and_bits(a, 0x7FFFFFu)), _mm256_setzero_si256()))};
+}
+inline FM fm_or(FM a, FM b) { return {_mm256_or_ps(a.v, b.v)}; }
+inline FM fm_and(FM a, FM b) { return {_mm256_and_ps(a.v, b.v)}; }
+inline FM fm_not(FM a) { return {_mm256_xor_ps(a.v, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))}; }
+inline uint32_t fm_bits(FM a) { return static_cast<uint32_t>(_mm256_movemask_ps(a.v)); }  // bit j: lane j
+
+// A table of 32 floats in four registers, looked up by in-register
+// permutes and blends: on this family's gathers (eight loads each, and
+// slowed further by the microcode's gather-data-sampling mitigation) the
+// loop ran no faster than the float64 path.  The index is the low five
+// bits of each lane's bit pattern: vpermps takes the low three, the blends
+// take bits 3 and 4 (moved to the sign bit, which vblendvps reads).
+struct F32Table32 {
+  __m256 t0, t1, t2, t3;
+  explicit F32Table32(const float* t)
+      : t0(_mm256_loadu_ps(t)), t1(_mm256_loadu_ps(t + 8)), t2(_mm256_loadu_ps(t + 16)), t3(_mm256_loadu_ps(t + 24)) {}
+  F lookup(F index) const {
+    const __m256i i = f32_int(index);
+    const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28));
+    const __m256 bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 27));
+    const __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t0, i), _mm256_permutevar8x32_ps(t1, i), bit3);
+    const __m256 hi = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t2, i), _mm256_permutevar8x32_ps(t3, i), bit3);
+    return {_mm256_blendv_ps(lo, hi, bit4)};
+  }
+};
+
 // The float32 halves of a float32 vector, widened (exactly) to float64, and
 // the reverse (rounded to nearest).
 inline D widen_lo(F a) { return _mm256_cvtps_pd(_mm256_castps256_ps128(a.v)); }

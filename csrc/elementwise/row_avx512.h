@@ -110,6 +110,49 @@ inline void f32_store(float* p, F a) {
 }
 inline void f32_store_raw(float* p, F a) { _mm512_storeu_ps(p, a.v); }
 
+// float32 arithmetic, bit steps and masks for the float32 paths
+// (fn/exp_f32.h): each operation is one IEEE float32 or integer
+// instruction on every lane.
+struct FM {
+  __mmask16 v;
+};
+inline F f32_add(F a, F b) { return {_mm512_add_ps(a.v, b.v)}; }
+inline F f32_sub(F a, F b) { return {_mm512_sub_ps(a.v, b.v)}; }
+inline F f32_fma(F a, F b, F c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }    // a b + c
+inline F f32_fnma(F a, F b, F c) { return {_mm512_fnmadd_ps(a.v, b.v, c.v)}; }  // c - a b
+inline F f32_abs(F a) { return {_mm512_abs_ps(a.v)}; }
+inline F f32_and_bits(F a, uint32_t m) {
+  return {_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(static_cast<int>(m))))};
+}
+inline F f32_add_bits(F a, F b) {  // the integer sum of the bit patterns
+  return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a.v), _mm512_castps_si512(b.v)))};
+}
+inline F f32_add_bits(F a, uint32_t c) {
+  return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a.v), _mm512_set1_epi32(static_cast<int>(c))))};
+}
+inline F f32_shl_bits(F a, int n) {
+  return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(a.v), static_cast<unsigned>(n)))};
+}
+inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
+inline FM f32_ge(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
+inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
+inline FM f32_significand_zero(F a) {
+  return {_mm512_testn_epi32_mask(_mm512_castps_si512(a.v), _mm512_set1_epi32(0x7FFFFF))};
+}
+inline FM fm_or(FM a, FM b) { return {static_cast<__mmask16>(a.v | b.v)}; }
+inline FM fm_and(FM a, FM b) { return {static_cast<__mmask16>(a.v & b.v)}; }
+inline FM fm_not(FM a) { return {static_cast<__mmask16>(~a.v)}; }
+inline uint32_t fm_bits(FM a) { return a.v; }  // bit j: lane j
+
+// A table of 32 floats in two registers: vpermt2ps looks up sixteen lanes
+// in one instruction (a gather takes about a dozen).  The index is the low
+// five bits of each lane's bit pattern.
+struct F32Table32 {
+  __m512 lo, hi;
+  explicit F32Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
+  F lookup(F index) const { return {_mm512_permutex2var_ps(lo, _mm512_castps_si512(index.v), hi)}; }
+};
+
 // The float32 halves of a float32 vector, widened (exactly) to float64, and
 // the reverse (rounded to nearest).
 inline D widen_lo(F a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a.v)); }

@@ -150,7 +150,7 @@ def f32_split(v):
     return hi, _f32(v - hi)
 
 
-# The AVX-512 float32 exp (fn/exp_avx512.h): 2^(j/32) as hi + lo float32
+# The float32 exp of the vector rows (fn/exp_f32.h): 2^(j/32) as hi + lo float32
 # pairs (|2^(j/32) - hi - lo| <= 2^-49), and the split of ln2/32 it reduces
 # with.
 def exp_table_f32():
