@@ -12,7 +12,7 @@ import torch
 
 import repdl
 from repdl.benchmarks.elementwise import FUNCTIONS
-from repdl.benchmarks.in_cache import SIZES, elementwise_cases, softmax_cases
+from repdl.benchmarks.in_cache import SIZES, SOFTMAX_FAMILY, elementwise_cases, softmax_cases
 from repdl.benchmarks.timing import compare, header, row
 
 
@@ -21,14 +21,20 @@ def main():
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-backward", action="store_true")
-    parser.add_argument("names", nargs="*", default=FUNCTIONS)
+    parser.add_argument("names", nargs="*", default=[*FUNCTIONS, *SOFTMAX_FAMILY],
+                        help=f"any of {', '.join([*FUNCTIONS, *SOFTMAX_FAMILY])} (default: all)")
     args = parser.parse_args()
+    unknown = [n for n in args.names if n not in FUNCTIONS and n not in SOFTMAX_FAMILY]
+    if unknown:
+        parser.error(f"unknown {', '.join(unknown)}; choose from {', '.join([*FUNCTIONS, *SOFTMAX_FAMILY])}")
     backward = not args.no_backward
+    functions = [n for n in args.names if n in FUNCTIONS]
+    family = [n for n in args.names if n in SOFTMAX_FAMILY]
     for threads in args.threads:
         torch.set_num_threads(threads)
         header(f"in cache and from memory, isa {repdl.isa()}")
-        for name, theirs, ours in [*elementwise_cases(args.sizes, args.names, backward), *softmax_cases(
-                backward=backward)]:
+        for name, theirs, ours in [*elementwise_cases(args.sizes, functions, backward), *softmax_cases(
+                backward=backward, names=family)]:
             row(name, *compare(theirs, ours, rounds=3, repeats=2))
 
 

@@ -11,6 +11,7 @@ from repdl.benchmarks.layers import fwd_bwd
 
 SIZES = (8192, 65536, 524288, 1 << 24)
 SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000))
+SOFTMAX_FAMILY = ("softmax", "log_softmax", "cross_entropy")
 
 
 def _with_backward(fn, x):
@@ -30,16 +31,20 @@ def elementwise_cases(sizes=SIZES, names=FUNCTIONS, backward=True):
                 yield f"{name} {_size(n)} +backward", _with_backward(tf, x), _with_backward(rf, x)
 
 
-def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True):
+def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     F = torch.nn.functional
     for shape in shapes:
         x = repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape)))
         label = "x".join(map(str, shape))
         for name, tf, rf in (("softmax", lambda t: F.softmax(t, -1), lambda t: repdl.softmax(t, -1)),
                              ("log_softmax", lambda t: F.log_softmax(t, -1), lambda t: repdl.log_softmax(t, -1))):
+            if name not in names:
+                continue
             yield f"{name} {label}", (lambda f=tf, x=x: f(x)), (lambda f=rf, x=x: f(x))
             if backward:
                 yield f"{name} {label} +backward", _with_backward(tf, x), _with_backward(rf, x)
+    if "cross_entropy" not in names:
+        return
     logits = repdl.random.randn(4096, 1000, generator=repdl.random.Generator(5))
     target = repdl.random.randint(0, 1000, (4096,), generator=repdl.random.Generator(6))
     yield "cross_entropy 4096x1000", (lambda: F.cross_entropy(logits, target)), \
