@@ -52,9 +52,18 @@ def _class_pick_backward(ctx, g):
     valid sample (a scatter of copies: one position per sample)."""
     (target,) = ctx.saved_tensors
     valid = target != ctx.ignore_index
+    return _written_at_targets(g, ctx.shape, valid, target, torch.where(valid, g, torch.zeros_like(g))), None, None
+
+
+def _written_at_targets(g, shape, valid, target, src):
+    """A +0.0 tensor of `shape` with src[n] at [n, target[n]] (class 0 for
+    ignored samples, whose src is +0.0).  The scatter is out of place:
+    scatter_ into the zeros measured 0.65 ms against 2.1 ms at 4096 x 1000
+    (6% of cross_entropy's forward and backward), but it has no vmap
+    batching rule, and per-sample gradients would fall back to a loop; a
+    where() over the classes took 4.5 ms."""
     index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)
-    src = torch.where(valid, g, torch.zeros_like(g)).unsqueeze(-1)
-    return torch.zeros(ctx.shape, dtype=torch.float32, device=g.device).scatter(-1, index, src), None, None
+    return torch.zeros(shape, dtype=torch.float32, device=g.device).scatter(-1, index, src.unsqueeze(-1))
 
 
 _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context=_class_pick_setup,
@@ -99,9 +108,8 @@ def _class_nll_backward(ctx, g):
     valid = target != ctx.ignore_index
     if ctx.reduction == "mean":
         g = div(g, valid.sum().to(torch.float32))
-    src = torch.where(valid, neg(g), _zero(g)).expand(target.shape).unsqueeze(-1)
-    index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)
-    return torch.zeros(ctx.shape, dtype=torch.float32, device=g.device).scatter(-1, index, src), None, None, None
+    src = torch.where(valid, neg(g), _zero(g)).expand(target.shape)
+    return _written_at_targets(g, ctx.shape, valid, target, src), None, None, None
 
 
 _class_nll = Op("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
