@@ -18,6 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import torch
 
+import records
+
 CHUNK = 1 << 24
 
 
@@ -80,7 +82,8 @@ def main():
             with open(args.record, "a") as fh:
                 fh.write(json.dumps({"function": name, "date": datetime.date.today().isoformat(),
                                      "inputs": args.count, "fused_vs_formula": bad, "seconds": round(sec),
-                                     "torch": torch.__version__}) + "\n")
+                                     "torch": torch.__version__,
+                                     "commit": records.checkout_commit()}) + "\n")
     sys.exit(1 if failed else 0)
 
 

@@ -11,7 +11,24 @@ A function recorded more than once keeps its last record (the latest run
 of the shipped kernel); crosscheck records are kept per set of paths.
 """
 import json
+import os
+import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def checkout_commit():
+    """The checkout's commit, for a record (with "+changes" when tracked files differ from it), or None."""
+    try:
+        rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        # The record files themselves do not count.
+        dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no", "--", ":/",
+                                ":(top,exclude)tools/cr/*.jsonl"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return rev + ("+changes" if dirty else "")
 
 
 def _minutes(r):

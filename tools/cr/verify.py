@@ -37,6 +37,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import oracle  # noqa: E402
+import records  # noqa: E402
 from functions import FUNCTIONS  # noqa: E402
 import gmpy2  # noqa: E402
 
@@ -121,19 +122,6 @@ def check_inputs(name, xb, isas, reference):
     return mism_c, mism_r, len(settle), errs
 
 
-def _commit():
-    """The checkout's commit (with "+changes" when tracked files differ from it), or None."""
-    try:
-        rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-        # The record files themselves do not count.
-        dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no", "--", ":/",
-                                ":(top,exclude)tools/cr/*.jsonl"], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return rev + ("+changes" if dirty else "")
-
-
 def verify(name, start, count, workers, isas, reference):
     t0 = time.time()
     starts = list(range(start, start + count, CHUNK))
@@ -160,7 +148,7 @@ def verify(name, start, count, workers, isas, reference):
         "max_error_ulp_reference64": errs[1][0] if len(errs) > 1 else None,
         "worst_input_cpp64": f"0x{errs[0][1]:08x}" if errs and errs[0][1] is not None else None,
         "worst_input_reference64": f"0x{errs[1][1]:08x}" if len(errs) > 1 and errs[1][1] is not None else None,
-        "torch": torch.__version__, "mpfr": gmpy2.mpfr_version(), "commit": _commit(),
+        "torch": torch.__version__, "mpfr": gmpy2.mpfr_version(), "commit": records.checkout_commit(),
         "first_mismatches_cpp": [f"0x{b:08x}" for b in mism_c[:10]],
         "first_mismatches_reference": [f"0x{b:08x}" for b in mism_r[:10]],
     }
