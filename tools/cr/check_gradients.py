@@ -63,8 +63,12 @@ def main():
     ap.add_argument("--count", type=lambda s: int(s, 0), default=1 << 32)
     ap.add_argument("--record")
     args = ap.parse_args()
+    known = list(_C.cr_unary_names())
+    unknown = [n for n in args.names if n not in known]
+    if unknown:
+        ap.error(f"no fused backward for {', '.join(unknown)}; choose from {', '.join(known)}")
     failed = False
-    for name in args.names or list(_C.cr_unary_names()):
+    for name in args.names or known:
         t0 = time.time()
         starts = list(range(args.start, args.start + args.count, CHUNK))
         counts = [min(CHUNK, args.start + args.count - s) for s in starts]
