@@ -21,12 +21,12 @@ def main():
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-backward", action="store_true")
-    parser.add_argument("names", nargs="*", default=[*FUNCTIONS, *SOFTMAX_FAMILY],
-                        help=f"any of {', '.join([*FUNCTIONS, *SOFTMAX_FAMILY])} (default: all)")
+    choices = [*FUNCTIONS, *SOFTMAX_FAMILY]
+    parser.add_argument("names", nargs="*", default=choices, help=f"any of {', '.join(choices)} (default: all)")
     args = parser.parse_args()
-    unknown = [n for n in args.names if n not in FUNCTIONS and n not in SOFTMAX_FAMILY]
+    unknown = [n for n in args.names if n not in choices]
     if unknown:
-        parser.error(f"unknown {', '.join(unknown)}; choose from {', '.join([*FUNCTIONS, *SOFTMAX_FAMILY])}")
+        parser.error(f"unknown {', '.join(unknown)}; choose from {', '.join(choices)}")
     backward = not args.no_backward
     functions = [n for n in args.names if n in FUNCTIONS]
     family = [n for n in args.names if n in SOFTMAX_FAMILY]

@@ -1,8 +1,8 @@
 // exp on float32 lanes, correctly rounded with its own rounding test: the
 // fast path of the vector rows (row_simd.inc, run_fast), in front of Exp
 // (exp.h), which settles the lanes this test cannot.  Written once in the
-// rows' float32 vocabulary (row_avx2.h: eight lanes, the table gathered;
-// row_avx512.h: sixteen, the table in registers).  The error analysis is in
+// rows' float32 vocabulary (row_avx2.h: eight lanes, row_avx512.h:
+// sixteen; both hold the table in registers, F32Table32).  The error analysis is in
 // docs/elementwise.md ("exp: the float32 path").
 //
 //   x = k ln2/32 + r,   k = round(32 x / ln2) = 32m + j,
