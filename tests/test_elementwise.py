@@ -203,22 +203,36 @@ def test_hard_cases_in_place(name):
         repdl.set_isa(saved)
 
 
-def _exp_float32_path_inputs():
-    """Ordinary values with the inputs the vector rows' float32 exp
-    (fn/exp_f32.h) must hand to the float64 path, placed so that its
-    queue of hard lanes fills, carries over from one chunk (256 values on
-    AVX-512, 128 on AVX2) to the next, and ends in the tail: the hard-case table, results that are
+def _float32_path_edges(name):
+    """The inputs a vector row's float32 path (fn/exp_f32.h,
+    fn/logistic_f32.h) must hand to the float64 path or settle at its
+    range's edges, besides the hard-case table: for exp, results that are
     powers of two approached from below (1 - 2^-26 .. 1 - 2^-25, and near
-    m ln2 for every m), |x| just around 87 (the path's range) and beyond,
+    m ln2 for every m) and |x| around 87; for sigmoid and silu, the edges
+    -48 (hard below), +-64 (e^-64 stands in for e^-x above 64), results 1
+    from below (x from 16 to 18), x/2 near zero and silu's 2^-64; for all,
     NaN, infinities, zeros and subnormals."""
-    _, keys, _ = load_table("exp")
-    below_one = [u32(torch.tensor([-(1 + i / 64) * 2.0 ** -26]))[0] for i in range(32)]
-    m_ln2 = u32(torch.tensor([m * math.log(2) for m in range(-125, 128)], dtype=torch.float64).to(torch.float32))
-    near_powers = [b + d for b in m_ln2 for d in (-2, -1, 1, 2) if b not in (0, 0x80000000)]
-    edges = u32(torch.tensor([86.99, 87.0, 87.00001, 88.0, 88.72283, 88.7229, 89.0, -87.0, -87.00001, -87.33,
-                              -87.34, -100.0, -103.9, -104.0, -110.0, 1e-45, -1e-45, 2.0 ** -126, 0.0, -0.0,
-                              float("inf"), float("-inf"), float("nan")]))
-    hard = keys + below_one + near_powers + edges
+    specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
+    if name == "exp":
+        below_one = [-(1 + i / 64) * 2.0 ** -26 for i in range(32)]
+        m_ln2 = u32(torch.tensor([m * math.log(2) for m in range(-125, 128)], dtype=torch.float64).to(torch.float32))
+        near_powers = [b + d for b in m_ln2 for d in (-2, -1, 1, 2) if b not in (0, 0x80000000)]
+        return u32(torch.tensor(below_one + [86.99, 87.0, 87.00001, 88.0, 88.72283, 88.7229, 89.0, -87.0, -87.00001,
+                                             -87.33, -87.34, -100.0, -103.9, -104.0, -110.0] + specials)) + near_powers
+    edges = [-47.99999, -48.0, -48.00001, -64.0, -87.5, -1e30, 47.99, 63.99999, 64.0, 64.00001, 100.0, 3e38]
+    edges += [16 + i / 8 for i in range(17)] + [2.0 ** -e * s for e in (24, 25, 26, 60, 63, 64, 65, 100) for s in (1, -1)]
+    # where e^-x's low part, or silu's product error, falls below 2^-126
+    edges += [70 + i for i in range(20)] + [-40 - i / 4 for i in range(32)] + [2.0 ** -(50 + i) for i in range(14)]
+    return u32(torch.tensor(edges + specials)) + [0x1F800000 + d for d in (-1, 0, 1)]  # 2^-64 and neighbours
+
+
+def _float32_path_inputs(name):
+    """Ordinary values with the hard-case table and _float32_path_edges,
+    placed so that run_fast's queue of hard lanes fills, carries over from
+    one chunk (256 values on AVX-512, 128 on AVX2) to the next, and ends in
+    the tail."""
+    _, keys, _ = load_table(name)
+    hard = keys + _float32_path_edges(name)
     x = u32(repdl.random.randn(40 * 256 + 13, generator=repdl.random.Generator(14)) * 3)
     runs = [(300, 40), (300 + 512, 16), (2000, 1), (2300, 17)]  # (position, length): full queues, carries
     at = 0
@@ -233,14 +247,16 @@ def _exp_float32_path_inputs():
     return x
 
 
-def test_exp_float32_path_hard_lanes():
-    """The vector rows' float32 exp settles a lane itself only where its
-    own test proves the rounding; every other lane goes through the float64
-    path (Exp) by the queue in run_fast.  Against MPFR, on every row, out of
-    place and in place (y == x), and at offsets that shift the chunks."""
-    xbits = _exp_float32_path_inputs()
-    want = expected("exp", xbits)
-    check_all_paths("exp", xbits, want, "float32 path inputs")
+@pytest.mark.parametrize("name", ["exp", "sigmoid", "silu"])
+def test_float32_path_hard_lanes(name):
+    """The vector rows' float32 paths settle a lane themselves only where
+    round_proven proves the rounding; every other lane goes through the
+    float64 path by the queue in run_fast.  Against MPFR, on every row, out
+    of place and in place (y == x), at offsets that shift the chunks, and
+    with flush-to-zero on (the paths' subnormal intermediates)."""
+    xbits = _float32_path_inputs(name)
+    want = expected(name, xbits)
+    check_all_paths(name, xbits, want, "float32 path inputs")
     x = f32(xbits)
     saved = repdl.isa()
     try:
@@ -248,8 +264,15 @@ def test_exp_float32_path_hard_lanes():
             repdl.set_isa(isa)
             for off in (0, 1, 15):
                 y = x[off:].clone()
-                _C.cr_unary(UNARY.index("exp"), y.data_ptr(), y.data_ptr(), y.numel())
-                _report("exp", xbits[off:], u32(y), want[off:], f"{isa} row, in place, offset {off}")
+                _C.cr_unary(UNARY.index(name), y.data_ptr(), y.data_ptr(), y.numel())
+                _report(name, xbits[off:], u32(y), want[off:], f"{isa} row, in place, offset {off}")
+            if torch.set_flush_denormal(True):
+                try:
+                    y = torch.empty_like(x)
+                    _C.cr_unary(UNARY.index(name), x.data_ptr(), y.data_ptr(), x.numel())
+                finally:
+                    torch.set_flush_denormal(False)
+                _report(name, xbits, u32(y), want, f"{isa} row, flush-to-zero")
     finally:
         repdl.set_isa(saved)
 

@@ -110,7 +110,7 @@ inline void f32_store(float* p, F a) {
 inline void f32_store_raw(float* p, F a) { _mm256_storeu_ps(p, a.v); }
 
 // float32 arithmetic, bit steps and masks for the float32 paths
-// (fn/exp_f32.h): each operation is one IEEE float32 or integer
+// (fn/double_float.h and the fn/*_f32.h): each operation is one IEEE float32 or integer
 // instruction on every lane (masks are all-ones lanes).
 struct FM {
   __m256 v;
@@ -125,6 +125,9 @@ inline F f32_and_bits(F a, uint32_t m) {
   return f32_from_int(_mm256_and_si256(f32_int(a), _mm256_set1_epi32(static_cast<int>(m))));
 }
 inline F f32_abs(F a) { return f32_and_bits(a, 0x7FFFFFFFu); }
+inline F f32_neg(F a) { return f32_from_int(_mm256_xor_si256(f32_int(a), _mm256_set1_epi32(INT32_MIN))); }
+inline F f32_max(F a, F b) { return {_mm256_max_ps(a.v, b.v)}; }  // b where either is NaN
+inline F f32_min(F a, F b) { return {_mm256_min_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_add_bits(F a, F b) { return f32_from_int(_mm256_add_epi32(f32_int(a), f32_int(b))); }
 inline F f32_add_bits(F a, uint32_t c) {
   return f32_from_int(_mm256_add_epi32(f32_int(a), _mm256_set1_epi32(static_cast<int>(c))));
@@ -132,10 +135,7 @@ inline F f32_add_bits(F a, uint32_t c) {
 inline F f32_shl_bits(F a, int n) { return f32_from_int(_mm256_slli_epi32(f32_int(a), n)); }
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }
-inline FM f32_lt(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
-inline FM f32_significand_zero(F a) {
-  return {_mm256_castsi256_ps(_mm256_cmpeq_epi32(f32_int(f32_and_bits(a, 0x7FFFFFu)), _mm256_setzero_si256()))};
-}
+inline FM f32_ne(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true
 inline FM fm_or(FM a, FM b) { return {_mm256_or_ps(a.v, b.v)}; }
 inline FM fm_and(FM a, FM b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline FM fm_not(FM a) { return {_mm256_xor_ps(a.v, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))}; }

@@ -111,7 +111,7 @@ inline void f32_store(float* p, F a) {
 inline void f32_store_raw(float* p, F a) { _mm512_storeu_ps(p, a.v); }
 
 // float32 arithmetic, bit steps and masks for the float32 paths
-// (fn/exp_f32.h): each operation is one IEEE float32 or integer
+// (fn/double_float.h and the fn/*_f32.h): each operation is one IEEE float32 or integer
 // instruction on every lane.
 struct FM {
   __mmask16 v;
@@ -121,6 +121,11 @@ inline F f32_sub(F a, F b) { return {_mm512_sub_ps(a.v, b.v)}; }
 inline F f32_fma(F a, F b, F c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }    // a b + c
 inline F f32_fnma(F a, F b, F c) { return {_mm512_fnmadd_ps(a.v, b.v, c.v)}; }  // c - a b
 inline F f32_abs(F a) { return {_mm512_abs_ps(a.v)}; }
+inline F f32_neg(F a) {
+  return {_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(INT32_MIN)))};
+}
+inline F f32_max(F a, F b) { return {_mm512_max_ps(a.v, b.v)}; }  // b where either is NaN
+inline F f32_min(F a, F b) { return {_mm512_min_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_and_bits(F a, uint32_t m) {
   return {_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(static_cast<int>(m))))};
 }
@@ -135,10 +140,7 @@ inline F f32_shl_bits(F a, int n) {
 }
 inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
-inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
-inline FM f32_significand_zero(F a) {
-  return {_mm512_testn_epi32_mask(_mm512_castps_si512(a.v), _mm512_set1_epi32(0x7FFFFF))};
-}
+inline FM f32_ne(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true
 inline FM fm_or(FM a, FM b) { return {static_cast<__mmask16>(a.v | b.v)}; }
 inline FM fm_and(FM a, FM b) { return {static_cast<__mmask16>(a.v & b.v)}; }
 inline FM fm_not(FM a) { return {static_cast<__mmask16>(~a.v)}; }

@@ -11,14 +11,12 @@
 //   e^rh = 1 + rh + q,  q = rh^2 (1/2 + rh/6 + rh^2/24),
 //   T_j e^r = h + lo:   h = fl(Th + Th rh), lo = the rest in float32.
 //
-// The value h + lo is carried unscaled (in [0.98, 2.03]); fl(h + lo) is
-// the result before the exact scaling by 2^m, and d = (h + lo) - fl(h + lo)
-// is computed exactly.  A lane is hard when |d| lies within 2^-10 ulp of
-// half an ulp (the evaluation's error is below 2^-11.1 ulp), when the
-// result is a power of two approached from below (the midpoint below is a
-// quarter ulp away), or when |x| > 87 or x is NaN (results that overflow,
-// or fall under 2^-126 where the grid changes, and NaN, are Exp's).
-// About 2^-9 of inputs are hard.
+// The value h + lo is carried unscaled (in [0.98, 2.03]) and rounded by
+// round_proven (fn/double_float.h) before the exact scaling by 2^m.  A lane
+// is hard where round_proven cannot prove its rounding, or when |x| > 87 or
+// x is NaN (results that overflow, or fall under 2^-126 where the scaling
+// would not commute with rounding, and NaN, are Exp's).  The unscaled pair
+// is also the logistic family's e^-x (fn/logistic_f32.h).
 alignas(64) constexpr float kExpTableF32[2][32] = {
 #include "elementwise/fn/exp_table_f32.inc"
 };
@@ -26,19 +24,20 @@ alignas(64) constexpr float kExpTableF32[2][32] = {
 struct ExpF32 {
   F32Table32 th_table{kExpTableF32[0]}, tl_table{kExpTableF32[1]};
 
-  // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes.
-  F eval(F x, FM* hard) const {
-    const FM in_range = f32_le(f32_abs(x), f32_splat(87.0f));  // NaN: false
+  // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (the
+  // unscaled value lies in [0.989, 2.03], |*lo| < 2^-13); *sk holds m (see
+  // pow2_bits).  Beyond 87 and for NaN the lanes hold garbage.
+  F unscaled(F x, F* lo, F* sk) const {
     // sk holds kMagic + k: its low five bits are j, its bits from the
     // fifth up are 32m (the magic's bits all sit above bit 21, |k| <= 4017).
-    const F sk = f32_fma(x, f32_splat(0x1.715476p+5f), f32_splat(0x1.8p23f));
-    const F k = f32_sub(sk, f32_splat(0x1.8p23f));
+    *sk = f32_fma(x, f32_splat(0x1.715476p+5f), f32_splat(0x1.8p23f));
+    const F k = f32_sub(*sk, f32_splat(0x1.8p23f));
     // C1 = fl32(ln2/32), C2 = fl32(ln2/32 - C1): x - k C1 is exact (for
     // k != 0, |x| >= 2^-7 makes x and k C1 multiples of 2^-30, and |rh| <
     // 2^-6); rl = -k C2 within 2^-45.5, |rl| < 2^-21.9.
     const F rh = f32_fnma(k, f32_splat(0x1.62e43p-6f), x);
     const F minus_rl = f32_mul(k, f32_splat(-0x1.05c61p-34f));
-    const F th = th_table.lookup(sk), tl = tl_table.lookup(sk);
+    const F th = th_table.lookup(*sk), tl = tl_table.lookup(*sk);
     // Taylor to degree 4: the first omitted term, r^5/120, is below 2^-39.5.
     const F p = f32_fma(f32_fma(f32_splat(0x1.555556p-5f), rh, f32_splat(0x1.555556p-3f)), rh, f32_splat(0.5f));
     const F q = f32_mul(f32_mul(rh, rh), p);
@@ -48,17 +47,22 @@ struct ExpF32 {
     const F he = f32_fma(th, rh, f32_sub(th, h));
     // T e^r - h = he + Th q + (Tl + Th rl)(1 + rh + q) + O(2^-42).
     const F c = f32_fnma(th, minus_rl, tl);
-    const F lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
-    const F y = f32_add(h, lo);
-    // y - h is exact (Sterbenz) and the rounding error of h + lo is a
-    // float: d is exact.
-    const F d = f32_sub(lo, f32_sub(y, h));
-    // (1/2 - 2^-10) ulp(y) from y's exponent: 2^(e - 24) (1 - 2^-9).
-    const F limit = f32_add_bits(f32_and_bits(y, 0x7F800000u), 0x7F8000u - (25u << 23));
-    const FM near = f32_ge(f32_abs(d), limit);
-    const FM below = fm_and(f32_significand_zero(y), f32_lt(d, f32_splat(0.0f)));
-    *hard = fm_or(fm_or(near, below), fm_not(in_range));
-    // 2^m: (kMagic + k - j) << 18 is m << 23 (the magic's bits shift out).
-    return f32_add_bits(y, f32_shl_bits(f32_and_bits(sk, ~31u), 18));
+    *lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
+    return h;
+  }
+
+  // m << 23 from unscaled's sk: (kMagic + k - j) << 18 (the magic's bits
+  // shift out); added to a normal float's bits it scales by 2^m.
+  static F pow2_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~31u), 18); }
+
+  // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes.
+  F eval(F x, FM* hard) const {
+    const FM in_range = f32_le(f32_abs(x), f32_splat(87.0f));  // NaN: false
+    F lo, sk;
+    const F h = unscaled(x, &lo, &sk);
+    const F y = round_proven(h, lo, hard);
+    *hard = fm_or(*hard, fm_not(in_range));
+    // Exact and commuting with the rounding: the result is normal.
+    return f32_add_bits(y, pow2_bits(sk));
   }
 };

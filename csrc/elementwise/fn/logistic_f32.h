@@ -1,0 +1,72 @@
+// sigmoid and silu on float32 lanes, correctly rounded with their own
+// rounding test: the fast paths of the vector rows in front of Sigmoid
+// (sigmoid.h) and Silu (silu.h), as exp_f32.h is in front of Exp.  The
+// error analysis is in docs/elementwise.md ("sigmoid and silu: the float32
+// path").
+//
+//   E = e^-x = 2^m (Ey + Ed)        ExpF32::unscaled at z = max(-x, -64),
+//                                   renormalised (|Ed| <= ulp(Ey) / 2)
+//   1 + E = Dh + Dl                 Dh = fl(1 + Eh), Dl: its error + El
+//   y0 = fl(1 / Dh),  r = 1 - Dh y0 (exact, one fma)
+//   1 / (1 + E) = y0 / (1 - t),     t = r - Dl y0,  |t| < 2^-22.4
+//   sigmoid(x) = y0 + fl(y0 t),     silu(x) = x times that pair
+//
+// sigmoid is 1 / (1 + e^-x) for every x, not u / (1 + u) with u = e^-|x|
+// on one side: e^-x up to e^48 costs nothing here (the pair is scaled by an
+// exact power of two), and one quotient serves both signs.  The result is
+// rounded by round_proven (fn/double_float.h).  Hard lanes: round_proven's,
+// x < -48 (results below e^-48, where a flushed subnormal low part could
+// matter) and NaN; for silu also |x| < 2^-64 (zeros included) and |x| =
+// inf.  For x > 64, e^-64 stands in for
+// e^-x: both sigmoids and both silus round alike, far from any midpoint.
+
+struct LogisticF32 {
+  ExpF32 exp;
+
+  // 1 / (1 + e^-x) = y0 + *low within 2^-35.07 relative, for x >= -48
+  // (and +inf); y0 >= 2^-69.3.
+  F reciprocal(F x, F* low) const {
+    F lo, sk, ed;
+    const F h = exp.unscaled(f32_max(f32_neg(x), f32_splat(-64.0f)), &lo, &sk);
+    const F ey = two_sum_fast(h, lo, &ed);
+    const F one = f32_splat(1.0f);
+    const F scale = f32_add_bits(one, ExpF32::pow2_bits(sk));  // 2^m, m in [-93, 70]
+    const F eh = f32_mul(ey, scale), el = f32_mul(ed, scale);
+    // Fast2Sum on 1 and Eh (either may be the larger): Dl is exact before El.
+    const F dh = f32_add(one, eh);
+    const F dl = f32_add(f32_sub(f32_min(one, eh), f32_sub(dh, f32_max(one, eh))), el);
+    const F y0 = f32_div(one, dh);
+    const F t = f32_fnma(dl, y0, f32_fnma(dh, y0, one));
+    *low = f32_mul(y0, t);
+    return y0;
+  }
+};
+
+struct SigmoidF32 {
+  LogisticF32 logistic;
+
+  F eval(F x, FM* hard) const {
+    F low;
+    const F y = round_proven(logistic.reciprocal(x, &low), low, hard);
+    *hard = fm_or(*hard, fm_not(f32_ge(x, f32_splat(-48.0f))));  // NaN: hard
+    return y;
+  }
+};
+
+struct SiluF32 {
+  LogisticF32 logistic;
+
+  F eval(F x, FM* hard) const {
+    F low;
+    const F q = logistic.reciprocal(x, &low);
+    // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
+    const F ph = f32_mul(x, q);
+    const F pl = f32_fma(x, q, f32_neg(ph));
+    const F y = round_proven(ph, f32_fma(x, low, pl), hard);
+    const F a = f32_abs(x);
+    const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
+                               fm_and(f32_ge(a, f32_splat(0x1p-64f)), f32_le(a, f32_splat(0x1.fffffep127f))));
+    *hard = fm_or(*hard, fm_not(in_range));
+    return y;
+  }
+};

@@ -1,0 +1,66 @@
+// How often the vector rows' float32 paths (csrc/elementwise/fn/exp_f32.h,
+// fn/logistic_f32.h) hand a lane to the float64 path: the AVX-512 row's
+// kernels on every float32 of |x| in [2^-7, 32), each sign, as quoted in
+// docs/elementwise.md.  A measurement, not a check (crosscheck.py and
+// verify.py check the results):
+//
+//   g++ -O2 -std=c++17 -Icsrc -ffp-contract=off -o /tmp/hard_rate tools/cr/fast_path_hard_rate.cpp && /tmp/hard_rate
+#pragma GCC target("avx512f,avx2,fma")
+// As in row_avx512.cpp: GCC 12 reports its own _mm512_undefined_*() starts.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#include "elementwise/cr.h"
+
+namespace repdl {
+namespace elementwise {
+namespace avx512_row {
+#include "elementwise/row_avx512.h"
+#include "elementwise/kernels.h"
+#include "elementwise/fn/double_float.h"
+#include "elementwise/fn/exp_f32.h"
+#include "elementwise/fn/logistic_f32.h"
+}  // namespace avx512_row
+}  // namespace elementwise
+}  // namespace repdl
+
+using namespace repdl::elementwise::avx512_row;
+
+// The share of hard lanes over the bit patterns [lo, hi), with the sign bit `sign`.
+template <class K>
+double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
+  const K kernel;
+  uint64_t hard = 0;
+  alignas(64) float xs[16];
+  for (uint64_t b = lo; b < hi; b += 16) {
+    for (int j = 0; j < 16; ++j) {
+      const uint32_t u = static_cast<uint32_t>(b + j) | sign;
+      std::memcpy(xs + j, &u, sizeof u);
+    }
+    FM m;
+    kernel.eval(f32_load(xs), &m);
+    hard += static_cast<uint64_t>(__builtin_popcount(fm_bits(m)));
+  }
+  return static_cast<double>(hard) / (hi - lo);
+}
+
+template <class K>
+void report(const char* name) {
+  const uint32_t lo = 0x3C000000u, hi = 0x42000000u;  // 2^-7, 32
+  std::printf("%-8s x > 0: 2^%.2f   x < 0: 2^%.2f\n", name, std::log2(hard_share<K>(lo, hi, 0)),
+              std::log2(hard_share<K>(lo, hi, 0x80000000u)));
+}
+
+int main() {
+  report<ExpF32>("exp");
+  report<SigmoidF32>("sigmoid");
+  report<SiluF32>("silu");
+}
