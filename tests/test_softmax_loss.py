@@ -28,6 +28,26 @@ def test_softmax_matches_reference(shape, gen, isa):
             assert_bitwise_equal(cpu.logsumexp(xv, dims, False), ref.logsumexp(xv, dims, False), f"{name} {dims}")
 
 
+def test_nan_payloads_come_out_canonical(gen, isa):
+    """A NaN with a payload or a sign, in any line and layout, gives the
+    contract's NaN (0x7FC00000) wherever the result is NaN: softmax's
+    division, log_softmax's d - log(s) and logsumexp each write it."""
+    x = wide(12, 37, gen=gen, spread=3)
+    bits = x.view(torch.int32)
+    for i, b in enumerate([0x7FA00001, -0x3FFFFF, 0x7F800001]):  # payload NaN, -NaN with payload, signalling
+        bits[3 * i, 5 + 7 * i] = b
+    for name, xv in layouts(x):
+        for dim in (0, 1):
+            for log in (False, True):
+                got = cpu.softmax(xv, dim, log=log)
+                assert_bitwise_equal(got, ref.softmax(xv, dim, log=log), f"{name} dim={dim} log={log}")
+                nan_bits = got[got.isnan()].view(torch.int32)
+                assert nan_bits.numel() > 0 and bool((nan_bits == 0x7FC00000).all()), f"{name} dim={dim} log={log}"
+            lse = cpu.logsumexp(xv, (dim,), False)
+            assert_bitwise_equal(lse, ref.logsumexp(xv, (dim,), False), f"{name} {dim}")
+            assert bool((lse[lse.isnan()].view(torch.int32) == 0x7FC00000).all())
+
+
 def test_long_line_softmax(gen, isa):
     x = wide(2, 70_000, gen=gen, spread=2)  # longer than the grouped-line limit
     for log in (False, True):
