@@ -13,7 +13,7 @@ from repdl.backends import cpu, reference as ref
 from repdl.ops import norm as N
 from repdl.testing import assert_bitwise_equal
 
-from values import ROWS, SPECIALS, TINY, sprinkle, wide
+from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
 
 SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (2, 4099)]
 
@@ -62,6 +62,24 @@ def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):
     assert_bitwise_equal(cpu.softmax_backward(g, y, dim % len(shape), log=log), want)
     gt = g.transpose(0, -1).contiguous().transpose(0, -1)  # another layout for g
     assert_bitwise_equal(cpu.softmax_backward(gt, y, dim % len(shape), log=log), want)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim", [((19, 37), 1), ((19, 37), 0), ((3, 11, 37), 2), ((3, 11, 37), 1)])
+def test_softmax_backward_in_every_layout(shape, dim, log, gen, isa):
+    """The backward reads lines in place where they lie end to end in
+    memory, and copies them otherwise: both, and groups of eight that
+    straddle an outer index (19 and 11 lines), against the reference, with
+    y and g in transposed, strided and row-sliced layouts."""
+    x = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.02)
+    y = (repdl.log_softmax if log else repdl.softmax)(x, dim)
+    g = wide(*shape, gen=gen, spread=2)
+    want = ref.softmax_backward(g, y, dim, log=log)
+    wide_rows = torch.zeros(*shape[:-1], shape[-1] + 5)
+    wide_rows[..., 2:2 + shape[-1]] = y
+    for name, yv in layouts(y) + [("row-sliced", wide_rows[..., 2:2 + shape[-1]])]:
+        for g_name, gv in layouts(g):
+            assert_bitwise_equal(cpu.softmax_backward(gv, yv, dim, log=log), want, f"y {name}, g {g_name}")
 
 
 def test_double_backward_keeps_the_first_order_bits(gen):
