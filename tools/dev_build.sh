@@ -10,4 +10,13 @@ fi
 exec 9>/tmp/repdl-dev-build.lock
 flock 9
 python setup.py -q build_ext --inplace 2>&1 | grep -v -E "^(running|copying)|SetuptoolsDeprecationWarning|!!|\*{8}|^\s*$|setup.py install|pypa|standards-based|See https|Please avoid" || true
-python -c "import repdl" 
+# A non-editable install in site-packages shadows the tree (docs/DEVELOPING.md):
+# say so, or the rebuilt module goes unused.
+tree="$PWD/src"
+(cd /tmp && python -c "
+import os, sys, repdl
+built = os.path.realpath(sys.argv[1])
+if not os.path.realpath(repdl.__file__).startswith(built + os.sep):
+    print(f'dev_build.sh: warning: python imports {repdl.__file__}, not the tree just built ({built});'
+          ' pip install -e . --no-build-isolation --no-deps brings the tree back', file=sys.stderr)
+" "$tree")
