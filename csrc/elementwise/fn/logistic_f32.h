@@ -17,8 +17,8 @@
 // rounded by round_proven (fn/double_float.h).  Hard lanes: round_proven's,
 // x < -48 (results below e^-48, where a flushed subnormal low part could
 // matter) and NaN; for silu also |x| < 2^-64 (zeros included) and |x| =
-// inf.  For x > 64, e^-64 stands in for
-// e^-x: both sigmoids and both silus round alike, far from any midpoint.
+// inf.  For x > 64, e^-64 stands in for e^-x: both sigmoids and both silus
+// round alike, far from any midpoint.
 
 struct LogisticF32 {
   ExpF32 exp;
