@@ -82,6 +82,22 @@ def test_adaptive_pools_match_the_reference(hw, out, gen, isa):
     assert_backends_agree(lambda t: repdl.adaptive_max_pool2d(t, out, return_indices=True), x)
 
 
+# Rows longer than the kernels' blocks of 64 outputs (csrc/pool/pool.cpp),
+# with padding on rows only (even columns, some rows partly outside), on
+# columns (the per-output path) and none.
+LONG_ROWS = [((5, 150), 2, 2, 0, 1), ((4, 131), 3, 2, (1, 0), 1), ((3, 200), (2, 3), 1, 0, (1, 2)),
+             ((6, 97), 3, (1, 2), 1, 1), ((2, 257), (1, 2), (1, 2), 0, 1)]
+
+
+@pytest.mark.parametrize("case", LONG_ROWS, ids=lambda c: f"{c[0][1]}k{c[1]}s{c[2]}p{c[3]}d{c[4]}")
+def test_pools_on_long_rows(case, gen, isa):
+    hw, k, s, p, d = case
+    x = pool_input(hw, gen)
+    assert_backends_agree(lambda t: repdl.max_pool2d(t, k, s, p, d, return_indices=True), x)
+    if d == 1:
+        assert_backends_agree(lambda t: repdl.avg_pool2d(t, k, s, p), x)
+
+
 def test_non_contiguous_input(gen):
     x = wide(2, 9, 10, 6, gen=gen).permute(0, 3, 1, 2)[:, ::2]
     assert_bitwise_equal(repdl.max_pool2d(x, 3, 2, 1), repdl.max_pool2d(x.contiguous(), 3, 2, 1))

@@ -43,13 +43,100 @@ std::vector<char> complete(const int64_t* table, int64_t n, int64_t k) {
   return full;
 }
 
+namespace {
+
+// Column tables whose windows all lie inside the input and step evenly,
+// cols[j * kw + b] = c0 + j * step + b * spread (every sliding window whose
+// columns need no padding), turn a window element (a, b) of a whole output
+// row into one strided run of an input row: a pool's rule then runs as one
+// pass per window element over a block of outputs, which the compiler
+// vectorises.  (The windows and their order are the tables' as everywhere.)
+struct EvenCols {
+  bool even;
+  int64_t c0, step, spread;
+};
+
+EvenCols even_cols(const Windows& win) {
+  const int64_t* c = win.cols;
+  EvenCols e{win.h * win.w <= INT32_MAX, c[0], win.ow > 1 ? c[win.kw] - c[0] : 0, win.kw > 1 ? c[1] - c[0] : 0};
+  for (int64_t j = 0; j < win.ow && e.even; ++j)
+    for (int64_t b = 0; b < win.kw && e.even; ++b) {
+      const int64_t v = c[j * win.kw + b];
+      e.even = v >= 0 && v == e.c0 + j * e.step + b * e.spread;
+    }
+  return e;
+}
+
+constexpr int64_t kBlock = 64;  // outputs of a row per pass: the running values stay in L1
+
+// visit(first, src, here) for the elements (a, b) of the windows of outputs
+// [j0, j0 + n) of one row, in the window's row-major order, for even columns
+// and window rows all inside the input: src is output j0's element, output
+// j0 + l's is src[l * step]; `here` is the element's position less the
+// column's own part (c0 + j * step), in 32 bits so that selects of it stay as
+// wide as the values'.
+template <class Visit>
+void for_block_elements(const Windows& win, const EvenCols& ec, const float* xp, const int64_t* rows, int64_t j0,
+                        const Visit& visit) {
+  for (int64_t a = 0; a < win.kh; ++a)
+    for (int64_t b = 0; b < win.kw; ++b) {
+      const int32_t here = static_cast<int32_t>(rows[a] * win.w + b * ec.spread);
+      visit(a == 0 && b == 0, xp + here + ec.c0 + j0 * ec.step, here);
+    }
+}
+
+void max_block(const Windows& win, const EvenCols& ec, const float* xp, const int64_t* rows, int64_t j0, int64_t n,
+               float* y, int64_t* index) {
+  float best[kBlock];
+  int32_t off[kBlock];
+  for_block_elements(win, ec, xp, rows, j0, [&](bool first, const float* src, int32_t here) {
+    if (first) {
+      for (int64_t l = 0; l < n; ++l) {
+        best[l] = src[l * ec.step];
+        off[l] = here;
+      }
+      return;
+    }
+    for (int64_t l = 0; l < n; ++l) {
+      const float v = src[l * ec.step];
+      const bool replace = (v > best[l]) | ((v != v) & (best[l] == best[l]));
+      best[l] = replace ? v : best[l];
+      off[l] = replace ? here : off[l];
+    }
+  });
+  for (int64_t l = 0; l < n; ++l) {
+    y[l] = canonical_nan(best[l]);
+    index[l] = off[l] + ec.c0 + (j0 + l) * ec.step;
+  }
+}
+
+void avg_block(const Windows& win, const EvenCols& ec, const float* xp, const int64_t* rows, int64_t j0, int64_t n,
+               const float* divisor, float* y) {
+  float acc[kBlock];
+  std::fill_n(acc, n, 0.0f);
+  for_block_elements(win, ec, xp, rows, j0, [&](bool, const float* src, int32_t) {
+    for (int64_t l = 0; l < n; ++l) acc[l] = acc[l] + src[l * ec.step];
+  });
+  for (int64_t l = 0; l < n; ++l) y[l] = canonical_nan(acc[l] / divisor[l]);
+}
+
+}  // namespace
+
 void max_forward(const Windows& win, const float* x, float* y, int64_t* index) {
   const std::vector<char> full_rows = complete(win.rows, win.oh, win.kh), full_cols = complete(win.cols, win.ow, win.kw);
+  const EvenCols ec = even_cols(win);
   over_planes(win, [&](int64_t p) {
     const float* xp = x + p * win.h * win.w;
-    for (int64_t i = 0; i < win.oh; ++i)
+    for (int64_t i = 0; i < win.oh; ++i) {
+      const int64_t row_start = (p * win.oh + i) * win.ow;
+      if (ec.even && full_rows[i]) {
+        for (int64_t j0 = 0; j0 < win.ow; j0 += kBlock)
+          max_block(win, ec, xp, win.rows + i * win.kh, j0, std::min(kBlock, win.ow - j0), y + row_start + j0,
+                    index + row_start + j0);
+        continue;
+      }
       for (int64_t j = 0; j < win.ow; ++j) {
-        const int64_t o = (p * win.oh + i) * win.ow + j;
+        const int64_t o = row_start + j;
         if (full_rows[i] && full_cols[j]) {
           // A window inside the input (the common case): no range checks,
           // and the extremum rule as selects (replace when strictly larger,
@@ -82,6 +169,7 @@ void max_forward(const Windows& win, const float* x, float* y, int64_t* index) {
         y[o] = at < 0 ? -INFINITY : canonical_nan(best);
         index[o] = at < 0 ? win.h * win.w : at;
       }
+    }
   });
 }
 
@@ -99,15 +187,25 @@ void max_backward(const Windows& win, const float* g, const int64_t* index, floa
 }
 
 void avg_forward(const Windows& win, const float* x, const float* divisor, float* y) {
+  const std::vector<char> full_rows = complete(win.rows, win.oh, win.kh);
+  const EvenCols ec = even_cols(win);
   over_planes(win, [&](int64_t p) {
     const float* xp = x + p * win.h * win.w;
-    for (int64_t i = 0; i < win.oh; ++i)
+    float* yp = y + p * win.oh * win.ow;
+    for (int64_t i = 0; i < win.oh; ++i) {
+      const int64_t row_start = i * win.ow;
+      if (ec.even && full_rows[i]) {
+        for (int64_t j0 = 0; j0 < win.ow; j0 += kBlock)
+          avg_block(win, ec, xp, win.rows + i * win.kh, j0, std::min(kBlock, win.ow - j0),
+                    divisor + row_start + j0, yp + row_start + j0);
+        continue;
+      }
       for (int64_t j = 0; j < win.ow; ++j) {
         float acc = 0.0f;
         for_window(win, i, j, [&](int64_t q) { acc = acc + xp[q]; });
-        const int64_t o = i * win.ow + j;
-        y[p * win.oh * win.ow + o] = canonical_nan(acc / divisor[o]);
+        yp[row_start + j] = canonical_nan(acc / divisor[row_start + j]);
       }
+    }
   });
 }
 

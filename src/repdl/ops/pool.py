@@ -13,6 +13,7 @@ adjoint for double backward.  Sliding windows follow torch's output size
 and divisor rules; adaptive ones torch's [floor(o*In/Out),
 ceil((o+1)*In/Out)).
 """
+import functools
 import numbers
 from typing import Tuple
 
@@ -51,10 +52,17 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _sliding_positions(size, k, s, p, d, out) -> tuple:
+    return tuple(q if 0 <= q < size else -1 for o in range(out) for q in range(o * s - p, o * s - p + k * d, d))
+
+
 def _sliding(size, k, s, p, d, out):
-    """(out, k) input positions of each window element along one axis (-1 outside [0, size))."""
-    pos = torch.arange(out).view(-1, 1) * s - p + torch.arange(k).view(1, -1) * d
-    return torch.where((pos >= 0) & (pos < size), pos, torch.full_like(pos, -1))
+    """(out, k) input positions of each window element along one axis (-1
+    outside [0, size)).  Built from cached Python ints: a layer's geometry
+    repeats every step, and the same table from small torch ops cost ~60 us
+    per call."""
+    return torch.tensor(_sliding_positions(size, k, s, p, d, out), dtype=torch.int64).view(out, k)
 
 
 def _adaptive(size, out):
