@@ -7,6 +7,8 @@ import torch
 
 SUPPORTED_DTYPE = torch.float32
 UNSUPPORTED = "RepDL ops support torch.float32 only"
+_infer_size = torch._C._infer_size
+_PLAIN = (torch.Tensor, torch.nn.Parameter)  # the types the common case meets, tested before isinstance
 
 
 def check_tensor(op: str, name: str, t) -> None:
@@ -17,7 +19,7 @@ def check_tensor(op: str, name: str, t) -> None:
 def check_float32(op: str, **tensors) -> None:
     """TypeError unless every named tensor is float32."""
     for name, t in tensors.items():
-        if type(t) is not torch.Tensor or t.dtype is not SUPPORTED_DTYPE:
+        if type(t) not in _PLAIN or t.dtype is not SUPPORTED_DTYPE:
             check_tensor(op, name, t)
             if t.dtype != SUPPORTED_DTYPE:
                 raise TypeError(
@@ -28,17 +30,23 @@ def check_float32(op: str, **tensors) -> None:
 def check_same_device(op: str, **tensors) -> None:
     """RuntimeError unless the given tensors (None skipped) share one device;
     TypeError for a non-tensor among them."""
+    device = None
     for name, t in tensors.items():
-        if t is not None:
+        if t is None:
+            continue
+        if type(t) not in _PLAIN:
             check_tensor(op, name, t)
-    devices = [t.device for t in tensors.values() if t is not None]
-    if any(d != devices[0] for d in devices):
-        listing = ", ".join(f"{n} on {t.device}" for n, t in tensors.items() if t is not None)
-        raise RuntimeError(f"repdl.{op}: expected all tensors on one device, got {listing}")
+        if device is None:
+            device = t.device
+        elif t.device != device:
+            listing = ", ".join(f"{n} on {t.device}" for n, t in tensors.items() if t is not None)
+            raise RuntimeError(f"repdl.{op}: expected all tensors on one device, got {listing}")
 
 
 def wrap_dim(op: str, dim: int, ndim: int) -> int:
     """torch's dim wrapping: a 0-d tensor accepts dims -1 and 0."""
+    if type(dim) is int and -ndim <= dim < ndim:  # the common case, in one test
+        return dim % ndim
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"repdl.{op}: dim must be an int, got {type(dim).__name__}")
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
@@ -70,22 +78,18 @@ def reduction_dims(op: str, dim, ndim: int) -> tuple:
 
 
 def broadcast_shape(op: str, s1, s2) -> torch.Size:
-    """torch's broadcast of two shapes (torch.broadcast_shapes costs ~30 us);
-    RuntimeError naming both when they do not broadcast."""
+    """torch's broadcast of two shapes; RuntimeError naming both when they do
+    not broadcast.  ATen's infer_size, the rule torch's own binary ops use,
+    through the binding torch.nn.functional calls (torch.broadcast_shapes
+    costs ~30 us, a Python loop ~0.8 us, this ~0.2 us)."""
     if s1 == s2:
         return s1
-    n = max(len(s1), len(s2))
-    a = (1,) * (n - len(s1)) + tuple(s1)
-    b = (1,) * (n - len(s2)) + tuple(s2)
-    out = []
-    for x, y in zip(a, b):
-        if x == y or y == 1:
-            out.append(x)
-        elif x == 1:
-            out.append(y)
-        else:
-            raise RuntimeError(f"repdl.{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together")
-    return torch.Size(out)
+    try:
+        if torch.compiler.is_compiling():  # traced shapes are tuples, which the binding refuses
+            return torch.broadcast_shapes(s1, s2)
+        return _infer_size(s1, s2)
+    except RuntimeError:
+        raise RuntimeError(f"repdl.{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together") from None
 
 
 def promoted_float(op: str, dtype: torch.dtype) -> torch.dtype:

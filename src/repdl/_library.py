@@ -30,6 +30,9 @@ from . import _trusted
 __all__ = ["Op", "vmap_by_loop"]
 
 _PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
+_TensorBase = torch._C.TensorBase
+_is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
 _functorch_active = torch._C._are_functorch_transforms_active
 _unwrap_if_dead = torch._C._functorch.unwrap_if_dead
 
@@ -81,18 +84,23 @@ class Op:
         self._record = super(torch.autograd.Function, self.function).apply
 
     def __call__(self, *args):
-        if torch.compiler.is_compiling():
+        # The plain tensor's test comes first: it is the common case, and
+        # isinstance(_, torch.Tensor) on a non-tensor (a dim list, a flag) is
+        # slower than on TensorBase, every tensor's C base.
+        if _is_compiling():
             return self.custom(*args)
         grad = False
         for a in args:
-            if isinstance(a, torch.Tensor):
-                if type(a) not in _PLAIN_TYPES or a.is_meta:
+            if type(a) in _PLAIN_TYPES:
+                if a.is_meta:
                     return self.custom(*args)
                 grad = grad or a.requires_grad
+            elif isinstance(a, _TensorBase):  # a subclass: FakeTensor, FunctionalTensor, ...
+                return self.custom(*args)
         if _functorch_active():
             return self.transformable.apply(*args)
-        if grad and torch.is_grad_enabled():
-            return self._record(*[_unwrap_if_dead(a) if isinstance(a, torch.Tensor) else a for a in args])
+        if grad and _grad_enabled():
+            return self._record(*[_unwrap_if_dead(a) if isinstance(a, _TensorBase) else a for a in args])
         return self.impl(*args)
 
 

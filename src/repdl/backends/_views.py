@@ -48,13 +48,13 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
     """The view of reducing `dims` (sorted) of a non-empty x."""
     assert x.numel() > 0, "empty reductions are answered without a kernel"
     dims = tuple(dims)
-    n = x.dim()
-    if x.is_contiguous() and dims == tuple(range(n - len(dims), n)):
+    n, k = x.dim(), len(dims)
+    if x.is_contiguous() and (dims[0] == n - 1 if k == 1 else dims == tuple(range(n - k, n))):
         # The common case (a whole tensor, or its last dims, row-major): the
         # reduced dims are one run of stride 1 and the kept ones one group.
         shape = tuple(x.shape)
-        out_shape = shape[:n - len(dims)]
-        R = math.prod(shape[n - len(dims):])
+        out_shape = shape[:n - k]
+        R = math.prod(shape[n - k:])
         return ReductionView(x, 1, 0, math.prod(out_shape), R, R, 1, out_shape, None)
     kept = tuple(d for d in range(x.dim()) if d not in dims)
     out_shape = tuple(x.shape[d] for d in kept)

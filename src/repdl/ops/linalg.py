@@ -18,6 +18,7 @@ from . import _prims as P
 __all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
 
 Tensor = torch.Tensor
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
@@ -231,6 +232,12 @@ def _as_matrix(x):
 def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
     """input (*, in) @ weight(out, in)^T, then + bias with one rounding.  A
     1-D weight (in,) gives input @ weight (the last dim removed), as in torch."""
+    if (type(input) in _PLAIN and type(weight) in _PLAIN and type(bias) in _PLAIN
+            and input.dtype is weight.dtype is bias.dtype is torch.float32
+            and input.dim() == weight.dim() == 2 and bias.dim() == 1
+            and input.shape[1] == weight.shape[1] and weight.shape[0] == bias.shape[0]
+            and input.device == weight.device == bias.device):
+        return _linear(input, weight, bias)  # a layer's call, checked cheaply: what the checks below accept
     _checks.check_float32("linear", input=input, weight=weight)
     if bias is not None:
         _checks.check_float32("linear", bias=bias)

@@ -12,20 +12,21 @@ from ..._checks import broadcast_shape
 from ..._scalar import bits32
 from .outputs import row_major, row_major_like
 
-_CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
+CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
 
 
 def strides_over(t, shape):
     """t's element strides over the broadcast shape: 0 for the dims t lacks
     or has as size 1, its own stride otherwise."""
-    lead = len(shape) - t.dim()
     st = t.stride()
-    return [0 if d < lead or t.shape[d - lead] == 1 else st[d - lead] for d in range(len(shape))]
+    if 1 in t.shape:
+        st = [0 if n == 1 else s for n, s in zip(t.shape, st)]
+    return (0,) * (len(shape) - len(st)) + tuple(st)
 
 
 def binary(op, a, b):
     """fl32(a op b) elementwise, broadcast."""
-    code = _CODE[op]
+    code = CODE[op]
     if a.shape == b.shape and a.is_contiguous() and b.is_contiguous():
         out = torch.empty_like(a)  # a's own strides are row-major (and cheaper to pass than a format)
         _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 1, out.numel(), 1, 1)
@@ -40,7 +41,7 @@ def binary(op, a, b):
 def binary_(op, a, b):
     """a = fl32(a op b) in place; a is contiguous and has the broadcast shape."""
     shape = a.shape
-    _C.binary(_CODE[op], a.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
+    _C.binary(CODE[op], a.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
               *strides_over(a, shape), *strides_over(b, shape))
     return a
 
@@ -49,10 +50,10 @@ def binary_scalar(op, a, s: float, scalar_left: bool):
     """fl32(a op s), or fl32(s op a) when scalar_left; s a float32 value."""
     if a.is_contiguous():
         out = torch.empty_like(a)  # a's own strides are row-major
-        _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, 1, out.numel(), 1)
+        _C.binary_scalar(CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, 1, out.numel(), 1)
     else:
         out = row_major_like(a)
-        _C.binary_scalar(_CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, a.dim(), *a.shape,
+        _C.binary_scalar(CODE[op], out.data_ptr(), a.data_ptr(), bits32(s), scalar_left, a.dim(), *a.shape,
                          *a.stride())
     return out
 

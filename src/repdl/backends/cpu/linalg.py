@@ -5,17 +5,25 @@ import torch
 
 from ... import _C, _checks
 from .._views import coalesced
-from .arith import binary_
+from .arith import CODE, binary_
 from .outputs import row_major
+
+_ADD = CODE["add"]
+
+
+def _product(m, n, k, a, a_strides, b, b_strides):
+    """A new row-major (m, n) = a (m, k) @ b (k, n), the operands given by
+    data pointer and strides."""
+    out = row_major((m, n))
+    _C.gemm(m, n, k, a, *a_strides, b, *b_strides, out.data_ptr(), n, 0)
+    return out
 
 
 def matmul(a, b):
     """a (*A, M, K) @ b (*B, K, N) with broadcast batch dims, any strides."""
     (m, k), n = a.shape[-2:], b.shape[-1]
     if a.dim() == 2 and b.dim() == 2:  # the common case, without broadcasting machinery
-        out = row_major((m, n))
-        _C.gemm(m, n, k, a.data_ptr(), *a.stride(), b.data_ptr(), *b.stride(), out.data_ptr(), n, 0)
-        return out
+        return _product(m, n, k, a.data_ptr(), a.stride(), b.data_ptr(), b.stride())
     batch = _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
     out = torch.empty(*batch, m, n, dtype=torch.float32)
     if b.dim() == 2 and tuple(a.shape[:-2]) == tuple(batch):
@@ -51,5 +59,16 @@ def _as_rows(a):
 
 def linear(x, weight, bias):
     """x (M, K) @ weight (N, K)^T, then + bias (one rounding, in place)."""
-    out = matmul(x, weight.t())
-    return out if bias is None else binary_("add", out, bias)
+    if x.dim() != 2:
+        out = matmul(x, weight.t())
+        return out if bias is None else binary_("add", out, bias)
+    # weight^T's strides are weight's swapped, and a bias of shape (N,) or
+    # () walks the output's rows with stride 0: no views to make.
+    (m, k), n = x.shape, weight.shape[0]
+    ws = weight.stride()
+    out = _product(m, n, k, x.data_ptr(), x.stride(), weight.data_ptr(), (ws[1], ws[0]))
+    if bias is not None:
+        y = out.data_ptr()
+        column = bias.stride(0) if bias.dim() and bias.shape[0] != 1 else 0
+        _C.binary(_ADD, y, y, bias.data_ptr(), 2, m, n, n, 1, 0, column)
+    return out
