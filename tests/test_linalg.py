@@ -146,6 +146,18 @@ def test_linear(gen, isa):
     assert_bitwise_equal(repdl.linear(x.transpose(0, 1), w), ref.matmul(x.transpose(0, 1), w.t()))
 
 
+def test_linear_layer_call_in_every_layout(gen, isa):
+    """A layer's call (2-D input and weight, a bias) takes the short path:
+    the GEMM on weight's swapped strides, the bias added in place along the
+    rows; every layout of the three gives the reference's bits."""
+    x, w = sprinkle(wide(7, 13, gen=gen, spread=2), SPECIALS, gen), wide(11, 13, gen=gen, spread=2)
+    biases = (wide(11, gen=gen), wide(22, gen=gen)[::2], wide(1, gen=gen).expand(11), wide((), gen=gen))
+    for xx, ww in ((x, w), (x.t().contiguous().t(), w.t().contiguous().t()), (x[::2], wide(11, 26, gen=gen)[:, ::2])):
+        for bias in biases:
+            expected = ref.fma32(torch.ones(()), ref.matmul(xx, ww.t()), bias)
+            assert_bitwise_equal(repdl.linear(xx, ww, bias), expected)
+
+
 def test_addmm(gen, isa):
     inp, m1, m2 = wide(5, 6, gen=gen), wide(5, 9, gen=gen), wide(9, 6, gen=gen)
     p = ref.matmul(m1, m2)
