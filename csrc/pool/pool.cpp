@@ -52,7 +52,7 @@ namespace {
 // pass per window element over a block of outputs, which the compiler
 // vectorises.  (The windows and their order are the tables' as everywhere.)
 struct EvenCols {
-  bool even;
+  bool even;  // the columns step evenly, and every plane position fits the 32-bit offsets below
   int64_t c0, step, spread;
 };
 

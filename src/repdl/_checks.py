@@ -8,7 +8,9 @@ import torch
 SUPPORTED_DTYPE = torch.float32
 UNSUPPORTED = "RepDL ops support torch.float32 only"
 _infer_size = torch._C._infer_size
-_PLAIN = (torch.Tensor, torch.nn.Parameter)  # the types the common case meets, tested before isinstance
+# The tensor types of the common case: `type(t) in PLAIN_TYPES` is one cheap
+# test before the isinstance checks that subclasses (FakeTensor, ...) need.
+PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
 def check_tensor(op: str, name: str, t) -> None:
@@ -19,7 +21,7 @@ def check_tensor(op: str, name: str, t) -> None:
 def check_float32(op: str, **tensors) -> None:
     """TypeError unless every named tensor is float32."""
     for name, t in tensors.items():
-        if type(t) not in _PLAIN or t.dtype is not SUPPORTED_DTYPE:
+        if type(t) not in PLAIN_TYPES or t.dtype is not SUPPORTED_DTYPE:
             check_tensor(op, name, t)
             if t.dtype != SUPPORTED_DTYPE:
                 raise TypeError(
@@ -34,7 +36,7 @@ def check_same_device(op: str, **tensors) -> None:
     for name, t in tensors.items():
         if t is None:
             continue
-        if type(t) not in _PLAIN:
+        if type(t) not in PLAIN_TYPES:
             check_tensor(op, name, t)
         if device is None:
             device = t.device

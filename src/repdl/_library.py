@@ -26,10 +26,10 @@ from typing import Callable, Optional
 import torch
 
 from . import _trusted
+from ._checks import PLAIN_TYPES
 
 __all__ = ["Op", "vmap_by_loop"]
 
-_PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
 _TensorBase = torch._C.TensorBase
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
@@ -91,7 +91,7 @@ class Op:
             return self.custom(*args)
         grad = False
         for a in args:
-            if type(a) in _PLAIN_TYPES:
+            if type(a) in PLAIN_TYPES:
                 if a.is_meta:
                     return self.custom(*args)
                 grad = grad or a.requires_grad

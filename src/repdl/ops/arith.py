@@ -15,6 +15,7 @@ import numbers
 import torch
 
 from .. import _checks, backends
+from .._checks import PLAIN_TYPES
 from .._library import Op
 from .._scalar import fl32
 from . import _batching, _grad
@@ -22,7 +23,6 @@ from . import _batching, _grad
 __all__ = ["add", "sub", "mul", "div", "neg", "fma32"]
 
 Tensor = torch.Tensor
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
 _NUMBER = (float, int)
 
 
@@ -173,10 +173,10 @@ def _as_float32(v, device):
 
 def _binary(op, input, other):
     """fl32(input op other) with torch's broadcasting and promotion."""
-    if type(input) in _PLAIN and input.dtype is torch.float32:
+    if type(input) in PLAIN_TYPES and input.dtype is torch.float32:
         if type(other) in _NUMBER:
             return _SCALAR_OPS[op](input, fl32(other), False)
-        if type(other) in _PLAIN and other.dtype is torch.float32 and input.device == other.device:
+        if type(other) in PLAIN_TYPES and other.dtype is torch.float32 and input.device == other.device:
             _checks.broadcast_shape(op, input.shape, other.shape)
             return _TENSOR_OPS[op](input, other)
     _check_operand(op, "input", input)

@@ -11,6 +11,7 @@ import numbers
 import torch
 
 from .. import _checks, backends
+from .._checks import PLAIN_TYPES
 from .._library import Op, vmap_by_loop
 from . import _batching, arith, reductions
 from . import _prims as P
@@ -18,7 +19,6 @@ from . import _prims as P
 __all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
 
 Tensor = torch.Tensor
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
@@ -232,7 +232,7 @@ def _as_matrix(x):
 def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
     """input (*, in) @ weight(out, in)^T, then + bias with one rounding.  A
     1-D weight (in,) gives input @ weight (the last dim removed), as in torch."""
-    if (type(input) in _PLAIN and type(weight) in _PLAIN and type(bias) in _PLAIN
+    if (type(input) in PLAIN_TYPES and type(weight) in PLAIN_TYPES and type(bias) in PLAIN_TYPES
             and input.dtype is weight.dtype is bias.dtype is torch.float32
             and input.dim() == weight.dim() == 2 and bias.dim() == 1
             and input.shape[1] == weight.shape[1] and weight.shape[0] == bias.shape[0]

@@ -163,9 +163,8 @@ _norm_rows = Op("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_no
 # ---- arguments -------------------------------------------------------------------------------
 
 def _eps(op, eps):
-    if type(eps) is float:  # the common case, before the abstract-class check (~0.3 us)
-        return fl32(eps)
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+    # a float is tested first: the abstract-class check costs ~0.3 us
+    if type(eps) is not float and (isinstance(eps, bool) or not isinstance(eps, numbers.Real)):
         raise TypeError(f"repdl.{op}: eps must be a real number, got {type(eps).__name__}")
     return fl32(eps)
 
@@ -180,9 +179,8 @@ def _affine(y, weight, bias, shape):
 
 def _normalized_shape(op, input, normalized_shape) -> tuple:
     """normalized_shape as a tuple; RuntimeError unless input ends with it."""
-    if type(normalized_shape) in (tuple, list, torch.Size):  # before the abstract-class check (~0.3 us)
-        shape = tuple(normalized_shape)
-    elif isinstance(normalized_shape, numbers.Integral):
+    # sequences are tested first: the abstract-class check costs ~0.3 us
+    if type(normalized_shape) not in (tuple, list, torch.Size) and isinstance(normalized_shape, numbers.Integral):
         shape = (normalized_shape,)
     else:
         shape = tuple(normalized_shape)

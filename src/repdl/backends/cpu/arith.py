@@ -39,10 +39,11 @@ def binary(op, a, b):
 
 
 def binary_(op, a, b):
-    """a = fl32(a op b) in place; a is contiguous and has the broadcast shape."""
+    """a = fl32(a op b) in place; a is contiguous and has the broadcast shape
+    (so its own strides walk it: the kernel skips size-1 dims)."""
     shape = a.shape
-    _C.binary(CODE[op], a.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
-              *strides_over(a, shape), *strides_over(b, shape))
+    y = a.data_ptr()
+    _C.binary(CODE[op], y, y, b.data_ptr(), len(shape), *shape, *a.stride(), *strides_over(b, shape))
     return a
 
 

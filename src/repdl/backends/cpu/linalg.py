@@ -63,7 +63,8 @@ def linear(x, weight, bias):
         out = matmul(x, weight.t())
         return out if bias is None else binary_("add", out, bias)
     # weight^T's strides are weight's swapped, and a bias of shape (N,) or
-    # () walks the output's rows with stride 0: no views to make.
+    # () walks the output's rows with stride 0: no views and no stride lists
+    # to make (binary_ with strides_over costs 0.4 us more per call).
     (m, k), n = x.shape, weight.shape[0]
     ws = weight.stride()
     out = _product(m, n, k, x.data_ptr(), x.stride(), weight.data_ptr(), (ws[1], ws[0]))
