@@ -7,14 +7,6 @@
 
 namespace repdl {
 namespace softmax {
-namespace {
-
-// Lines of up to this length are processed kGroup at a time (lines.inc);
-// longer ones one at a time, bounding scratch memory.
-constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
-
-}  // namespace
-
 void run(const reduce::View& v, Kind kind, float* y) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;

@@ -26,6 +26,10 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx);
 // measured no faster: the exp dominates the forward.)
 constexpr int kGroup = 8;
 
+// Lines of up to this length are processed kGroup at a time (lines.inc);
+// longer ones one at a time, bounding scratch memory.
+constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
+
 // Lines p0 .. p0+count-1 (count <= kGroup), per instruction set.
 void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
 void process_group_avx2(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
