@@ -204,21 +204,42 @@ def test_hard_cases_in_place(name):
 
 
 def _float32_path_edges(name):
-    """The inputs a vector row's float32 path (fn/exp_f32.h,
-    fn/logistic_f32.h) must hand to the float64 path or settle at its
-    range's edges, besides the hard-case table: for exp, results that are
-    powers of two approached from below (1 - 2^-26 .. 1 - 2^-25, and near
-    m ln2 for every m) and |x| around 87; for sigmoid and silu, the edges
-    -48 (hard below), +-64 (e^-64 stands in for e^-x above 64), results 1
-    from below (x from 16 to 18), x/2 near zero and silu's 2^-64; for all,
-    NaN, infinities, zeros and subnormals."""
+    """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
+    fn/rsqrt_f32.h, fn/erfc_coarse.h) must hand to the float64 path or
+    settle at its range's edges, besides the hard-case table: for exp and
+    exp2, results that are powers of two approached from below (1 - 2^-26 ..
+    1 - 2^-25, and near m ln2 for every m, or near the integers) and the
+    range's ends (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of
+    four and their neighbours; for sigmoid and silu, the edges -48 (hard
+    below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
+    (x from 16 to 18), x/2 near zero and silu's 2^-64; for erfc and gelu,
+    the pieces' ends (multiples of 1/4 in |z|), the range's ends (erfc's 4
+    and -4, gelu's +-5.65) and x/2 near zero; for all, NaN, infinities,
+    zeros and subnormals."""
     specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
-    if name == "exp":
+    if name in ("exp", "exp2"):
         below_one = [-(1 + i / 64) * 2.0 ** -26 for i in range(32)]
-        m_ln2 = u32(torch.tensor([m * math.log(2) for m in range(-125, 128)], dtype=torch.float64).to(torch.float32))
-        near_powers = [b + d for b in m_ln2 for d in (-2, -1, 1, 2) if b not in (0, 0x80000000)]
-        return u32(torch.tensor(below_one + [86.99, 87.0, 87.00001, 88.0, 88.72283, 88.7229, 89.0, -87.0, -87.00001,
-                                             -87.33, -87.34, -100.0, -103.9, -104.0, -110.0] + specials)) + near_powers
+        unit = math.log(2) if name == "exp" else 1.0
+        m_unit = u32(torch.tensor([m * unit for m in range(-125, 128)], dtype=torch.float64).to(torch.float32))
+        near_powers = [b + d for b in m_unit for d in (-2, -1, 1, 2) if b not in (0, 0x80000000)]
+        ends = ([86.99, 87.0, 87.00001, 88.0, 88.72283, 88.7229, 89.0, -87.0, -87.00001, -87.33, -87.34, -100.0,
+                 -103.9, -104.0, -110.0] if name == "exp" else
+                [124.99, 125.0, 125.00001, 126.5, 127.99999, 128.0, -124.99, -125.0, -125.00001, -126.0, -130.5,
+                 -149.0, -149.5, -150.0, 0.015625, -0.015625, 0.0078125, 0.5 / 32 + 2.0 ** -29])
+        return u32(torch.tensor(below_one + ends + specials)) + m_unit + near_powers
+    if name == "rsqrt":
+        powers = u32(torch.tensor([4.0 ** k for k in range(-60, 61)] + [2.0 ** -96, 2.0 ** 96, 2.0 ** 97]))
+        near = [b + d for b in powers for d in (-1, 1)]
+        return powers + near + u32(torch.tensor([-1.0, -2.0 ** -96, 3e38, 1e-40] + specials))
+    if name in ("erfc", "gelu"):
+        scale = 1.0 if name == "erfc" else math.sqrt(2)
+        ends = [s * (k / 4 * scale) for k in range(17) for s in (1, -1)]
+        ends = u32(torch.tensor(ends))
+        ends = ends + [b + d for b in ends for d in (-1, 1) if b not in (0, 0x80000000)]
+        edge = [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0] if name == "erfc" else \
+            [5.65, 5.6499996, 5.6500006, -5.65, -5.6499996, -5.6500006, 14.75, -14.75, 20.0]
+        tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
+        return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
     edges = [-47.99999, -48.0, -48.00001, -64.0, -87.5, -1e30, 47.99, 63.99999, 64.0, 64.00001, 100.0, 3e38]
     edges += [16 + i / 8 for i in range(17)] + [2.0 ** -e * s for e in (24, 25, 26, 60, 63, 64, 65, 100) for s in (1, -1)]
     # where e^-x's low part, or silu's product error, falls below 2^-126
@@ -247,11 +268,12 @@ def _float32_path_inputs(name):
     return x
 
 
-@pytest.mark.parametrize("name", ["exp", "sigmoid", "silu"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erfc", "gelu"])
 def test_float32_path_hard_lanes(name):
-    """The vector rows' float32 paths settle a lane themselves only where
-    round_proven proves the rounding; every other lane goes through the
-    float64 path by the queue in run_fast.  Against MPFR, on every row, out
+    """The vector rows' fast paths settle a lane themselves only where their
+    own test proves the rounding (round_proven; the coarse float64
+    evaluations' window); every other lane goes through the float64 path
+    by the queue in run_fast.  Against MPFR, on every row, out
     of place and in place (y == x), at offsets that shift the chunks, and
     with flush-to-zero on (the paths' subnormal intermediates)."""
     xbits = _float32_path_inputs(name)
@@ -282,6 +304,16 @@ def test_float32_exp_table_is_generated(capsys):
     import polyfit
     polyfit.exp_table_f32()
     path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", "exp_table_f32.inc")
+    with open(path) as f:
+        assert capsys.readouterr().out == f.read()
+
+
+def test_erfc_pieces_are_generated(capsys):
+    """fn/erfc_pieces.inc is what tools/cr/fit_erf.py --erfc-pieces prints
+    (which asserts each piece's error budget); about 20 s of mpmath."""
+    import fit_erf
+    fit_erf.erfc_pieces()
+    path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", "erfc_pieces.inc")
     with open(path) as f:
         assert capsys.readouterr().out == f.read()
 

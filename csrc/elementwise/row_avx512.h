@@ -138,6 +138,7 @@ inline F f32_add_bits(F a, uint32_t c) {
 inline F f32_shl_bits(F a, int n) {
   return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(a.v), static_cast<unsigned>(n)))};
 }
+inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
 inline FM f32_ne(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true
@@ -155,6 +156,15 @@ struct F32Table32 {
   F lookup(F index) const { return {_mm512_permutex2var_ps(lo, _mm512_castps_si512(index.v), hi)}; }
 };
 
+// A table of 16 doubles in two registers, looked up by vpermt2pd: the
+// coarse float64 evaluations' per-piece coefficients (fn/erfc_coarse.h).
+// The index is the low four bits of each lane's bit pattern.
+struct D16Table {
+  __m512d lo, hi;
+  explicit D16Table(const double* t) : lo(_mm512_loadu_pd(t)), hi(_mm512_loadu_pd(t + 8)) {}
+  D lookup(D index) const { return _mm512_permutex2var_pd(lo, _mm512_castpd_si512(index.v), hi); }
+};
+
 // The float32 halves of a float32 vector, widened (exactly) to float64, and
 // the reverse (rounded to nearest).
 inline D widen_lo(F a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a.v)); }
@@ -166,3 +176,19 @@ inline F narrow(D lo, D hi) {
   return {_mm512_castpd_ps(_mm512_insertf64x4(lo_half, _mm256_castps_pd(_mm512_cvtpd_ps(hi.v)), 1))};
 }
 inline void store(double* p, D a) { _mm512_storeu_pd(p, a.v); }
+
+// The generic row's maybe_near for sixteen values, v0 (elements 0-7) and v1
+// (8-15): the low 29 bits of the significand within w of 2^28, or |v| below
+// 2^-126.  Both tests need one 32-bit half of each double, so the halves are
+// gathered (in element order) into one register each and tested 16 at once.
+inline uint32_t near_midpoints(D v0, D v1, int w) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i lo = _mm512_permutex2var_epi32(bits(v0).v, even, bits(v1).v);
+  const __m512i hi = _mm512_permutex2var_epi32(bits(v0).v, _mm512_add_epi32(even, _mm512_set1_epi32(1)), bits(v1).v);
+  const __m512i low29 = _mm512_and_si512(_mm512_add_epi32(lo, _mm512_set1_epi32(w - (1 << 28))),
+                                         _mm512_set1_epi32((1 << 29) - 1));
+  const __mmask16 near = _mm512_cmple_epi32_mask(low29, _mm512_set1_epi32(2 * w));
+  const __mmask16 tiny = _mm512_cmplt_epi32_mask(_mm512_and_si512(hi, _mm512_set1_epi32(0x7FFFFFFF)),
+                                                 _mm512_set1_epi32((1023 - 126) << 20));
+  return static_cast<uint32_t>(near | tiny);
+}

@@ -36,8 +36,15 @@ struct ExpF32 {
     // k != 0, |x| >= 2^-7 makes x and k C1 multiples of 2^-30, and |rh| <
     // 2^-6); rl = -k C2 within 2^-45.5, |rl| < 2^-21.9.
     const F rh = f32_fnma(k, f32_splat(0x1.62e43p-6f), x);
-    const F minus_rl = f32_mul(k, f32_splat(-0x1.05c61p-34f));
-    const F th = th_table.lookup(*sk), tl = tl_table.lookup(*sk);
+    const F rl = f32_mul(k, f32_splat(0x1.05c61p-34f));
+    return reduced(*sk, rh, rl, lo);
+  }
+
+  // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= 0.010832,
+  // |rl| < 2^-21.9, j the low five bits of sk: within 2^-35.08 relative
+  // plus |rl| times rl's own error.
+  F reduced(F sk, F rh, F rl, F* lo) const {
+    const F th = th_table.lookup(sk), tl = tl_table.lookup(sk);
     // Taylor to degree 4: the first omitted term, r^5/120, is below 2^-39.5.
     const F p = f32_fma(f32_fma(f32_splat(0x1.555556p-5f), rh, f32_splat(0x1.555556p-3f)), rh, f32_splat(0.5f));
     const F q = f32_mul(f32_mul(rh, rh), p);
@@ -46,7 +53,7 @@ struct ExpF32 {
     const F h = f32_fma(th, rh, th);
     const F he = f32_fma(th, rh, f32_sub(th, h));
     // T e^r - h = he + Th q + (Tl + Th rl)(1 + rh + q) + O(2^-42).
-    const F c = f32_fnma(th, minus_rl, tl);
+    const F c = f32_fma(th, rl, tl);
     *lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
     return h;
   }
@@ -55,14 +62,43 @@ struct ExpF32 {
   // shift out); added to a normal float's bits it scales by 2^m.
   static F pow2_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~31u), 18); }
 
-  // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes.
-  F eval(F x, FM* hard) const {
+  // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
+  F eval(F x, uint32_t* hard) const {
     const FM in_range = f32_le(f32_abs(x), f32_splat(87.0f));  // NaN: false
     F lo, sk;
     const F h = unscaled(x, &lo, &sk);
-    const F y = round_proven(h, lo, hard);
-    *hard = fm_or(*hard, fm_not(in_range));
+    FM unproven;
+    const F y = round_proven(h, lo, &unproven);
+    *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     // Exact and commuting with the rounding: the result is normal.
     return f32_add_bits(y, pow2_bits(sk));
+  }
+};
+
+// exp2 on the same table: x = k/32 + r exactly, 2^x = 2^m T_j e^(r ln2).
+// k = round(32 x) (32 x is exact, the magic's addition rounds it); r = x -
+// k/32 is exact (|r| <= 1/64; for k != 0, |x| >= 2^-6 is a multiple of 2^-29
+// and so is r, which needs at most 23 bits).  r ln2 = rh + rl: rh = fl(r L1),
+// rl = its exact product error (one fma) plus r L2, with ln2 = L1 + L2 + e
+// (float32 pair, |e| < 2^-53.3): |rh| <= 0.010831, |rl| < 2^-30.9 within
+// 2^-54, far inside exp's bounds (|rl| < 2^-21.9 within 2^-45.5), so exp's
+// analysis covers the pair (docs/elementwise.md).  Hard: |x| > 125 (the
+// scaled result must be normal) and NaN.  Integer x give h = 1, lo = 0: 2^x
+// exactly.
+struct Exp2F32 {
+  ExpF32 exp;
+
+  F eval(F x, uint32_t* hard) const {
+    const F sk = f32_fma(x, f32_splat(32.0f), f32_splat(0x1.8p23f));
+    const F r = f32_fnma(f32_sub(sk, f32_splat(0x1.8p23f)), f32_splat(0x1p-5f), x);
+    const F l1 = f32_splat(0x1.62e430p-1f), l2 = f32_splat(-0x1.05c610p-29f);
+    const F rh = f32_mul(r, l1);
+    const F rl = f32_fma(r, l2, f32_fma(r, l1, f32_neg(rh)));
+    F lo;
+    const F h = exp.reduced(sk, rh, rl, &lo);
+    FM unproven;
+    const F y = round_proven(h, lo, &unproven);
+    *hard = fm_bits(fm_or(unproven, fm_not(f32_le(f32_abs(x), f32_splat(125.0f)))));
+    return f32_add_bits(y, ExpF32::pow2_bits(sk));
   }
 };

@@ -45,10 +45,11 @@ struct LogisticF32 {
 struct SigmoidF32 {
   LogisticF32 logistic;
 
-  F eval(F x, FM* hard) const {
+  F eval(F x, uint32_t* hard) const {
     F low;
-    const F y = round_proven(logistic.reciprocal(x, &low), low, hard);
-    *hard = fm_or(*hard, fm_not(f32_ge(x, f32_splat(-48.0f))));  // NaN: hard
+    FM unproven;
+    const F y = round_proven(logistic.reciprocal(x, &low), low, &unproven);
+    *hard = fm_bits(fm_or(unproven, fm_not(f32_ge(x, f32_splat(-48.0f)))));  // NaN: hard
     return y;
   }
 };
@@ -56,17 +57,18 @@ struct SigmoidF32 {
 struct SiluF32 {
   LogisticF32 logistic;
 
-  F eval(F x, FM* hard) const {
+  F eval(F x, uint32_t* hard) const {
     F low;
     const F q = logistic.reciprocal(x, &low);
     // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
     const F ph = f32_mul(x, q);
     const F pl = f32_fma(x, q, f32_neg(ph));
-    const F y = round_proven(ph, f32_fma(x, low, pl), hard);
+    FM unproven;
+    const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
     const F a = f32_abs(x);
     const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
                                fm_and(f32_ge(a, f32_splat(0x1p-64f)), f32_le(a, f32_splat(0x1.fffffep127f))));
-    *hard = fm_or(*hard, fm_not(in_range));
+    *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     return y;
   }
 };
