@@ -205,12 +205,13 @@ def test_hard_cases_in_place(name):
 
 def _float32_path_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
-    fn/rsqrt_f32.h, fn/erfc_coarse.h) must hand to the float64 path or
+    fn/rsqrt_f32.h, fn/erfc_coarse.h, fn/log_coarse.h) must hand to the float64 path or
     settle at its range's edges, besides the hard-case table: for exp and
     exp2, results that are powers of two approached from below (1 - 2^-26 ..
     1 - 2^-25, and near m ln2 for every m, or near the integers) and the
     range's ends (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of
-    four and their neighbours; for sigmoid and silu, the edges -48 (hard
+    four and their neighbours; for the log family, the pieces' ends, 1,
+    powers of two and ten, and log1p's edges; for sigmoid and silu, the edges -48 (hard
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
     (x from 16 to 18), x/2 near zero and silu's 2^-64; for erfc and gelu,
     the pieces' ends (multiples of 1/4 in |z|), the range's ends (erfc's 4
@@ -231,6 +232,15 @@ def _float32_path_edges(name):
         powers = u32(torch.tensor([4.0 ** k for k in range(-60, 61)] + [2.0 ** -96, 2.0 ** 96, 2.0 ** 97]))
         near = [b + d for b in powers for d in (-1, 1)]
         return powers + near + u32(torch.tensor([-1.0, -2.0 ** -96, 3e38, 1e-40] + specials))
+    if name in ("log", "log2", "log10", "log1p"):
+        # piece ends (bits 48-51 of the float64 above 0.703125) in a few binades, 1 from both sides, powers
+        # of two and of ten, and for log1p u = 1 + x: x near -1, the r = x rule's edge 2^-7 and tiny x
+        ends = [0.703125 * 2.0 ** e * (1 + i / 16) for e in (-100, -1, 0, 1, 20) for i in range(17)]
+        if name == "log1p":
+            ends = [u - 1 for u in ends if u > 0.5 and u < 2 ** 22] + [-0.9999999, -0.5, 2.0 ** -7, -(2.0 ** -7),
+                                                                        2.0 ** -30, -(2.0 ** -60), 1e-40, 3e38]
+        ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127]))
+        return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("erfc", "gelu"):
         scale = 1.0 if name == "erfc" else math.sqrt(2)
         ends = [s * (k / 4 * scale) for k in range(17) for s in (1, -1)]
@@ -268,7 +278,8 @@ def _float32_path_inputs(name):
     return x
 
 
-@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erfc", "gelu"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erfc", "gelu", "log", "log2", "log10",
+                                  "log1p"])
 def test_float32_path_hard_lanes(name):
     """The vector rows' fast paths settle a lane themselves only where their
     own test proves the rounding (round_proven; the coarse float64

@@ -101,6 +101,51 @@ def test_cross_entropy(case, shape, gen):
     assert torch.allclose(fast, F.cross_entropy(x, t, **kw), rtol=1e-5, atol=1e-6)
 
 
+def _composed_cross_entropy(x, t, ignore_index, reduction):
+    """The contract's graph node by node: log_softmax, then the class rule."""
+    from repdl.ops.loss import _class_nll
+    return _class_nll(repdl.log_softmax(x, 1), t, ignore_index, reduction)
+
+
+@pytest.mark.parametrize("shape", [(7, 1000), (33, 129), (1, 1), (5, 2), (0, 4)], ids=str)
+def test_cross_entropy_one_hot_backward(shape, gen, isa):
+    """A 2-D cross_entropy with class indices is one node whose backward
+    never forms the class pick's dense one-hot gradient
+    (log_softmax_onehot_backward): its loss and gradient, and a double
+    backward's, equal the composed graph's bit for bit, for every
+    reduction, ignored samples, infinite and NaN logits, upstream
+    gradients of either sign, zero (where the pick's -0.0 meets the
+    sum's +0.0) and NaN, and any layout of the logits."""
+    N, C = shape
+    x = sprinkle(wide(N, C, gen=gen, spread=2), [INF, -INF, NAN, 0.0, -0.0, 90.0], gen, 0.02)
+    t = torch.randint(0, C, (N,), generator=gen)
+    t[::3] = -7  # ignored (the first sample included)
+    upstream = {"mean": [1.5, -0.0, 0.0, NAN], "sum": [-2.0], "none": [None]}
+    for name, xv in layouts(x):
+        for reduction, gs in upstream.items():
+            for g in gs:
+                g = torch.randn(N, generator=gen) if g is None else torch.tensor(g)
+                x1, x2 = xv.clone().requires_grad_(), xv.clone().requires_grad_()
+                fused = repdl.cross_entropy(x1, t, ignore_index=-7, reduction=reduction)
+                composed = _composed_cross_entropy(x2, t, -7, reduction)
+                label = f"{name} {reduction} g={g.tolist() if g.dim() == 0 else 'random'}"
+                assert_bitwise_equal(fused, composed, label)
+                (d1,), (d2,) = torch.autograd.grad(fused, x1, g), torch.autograd.grad(composed, x2, g)
+                assert_bitwise_equal(d1, d2, label)
+                with backends.use("reference"):
+                    x3 = xv.clone().requires_grad_()
+                    (d3,) = torch.autograd.grad(repdl.cross_entropy(x3, t, ignore_index=-7, reduction=reduction), x3, g)
+                assert_bitwise_equal(d3, d2, label + ", reference")
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    (d1,) = torch.autograd.grad(repdl.cross_entropy(x1, t, ignore_index=-7), x1, create_graph=True)
+    (d2,) = torch.autograd.grad(_composed_cross_entropy(x2, t, -7, "mean"), x2, create_graph=True)
+    assert_bitwise_equal(d1, d2, "double backward, first derivative")
+    if N:
+        w = torch.randn(N, C, generator=gen)
+        assert_bitwise_equal(torch.autograd.grad(repdl.sum(repdl.mul(d1, w)), x1)[0],
+                             torch.autograd.grad(repdl.sum(repdl.mul(d2, w)), x2)[0], "double backward")
+
+
 def test_cross_entropy_probability_targets(gen):
     x = wide(6, 5, gen=gen, spread=2)
     p = torch.softmax(torch.randn(6, 5, generator=gen), 1)

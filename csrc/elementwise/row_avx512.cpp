@@ -30,20 +30,26 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// erfc and gelu's coarse float64 evaluations on this row only: their
-// per-piece coefficients are looked up by vpermt2pd (D16Table).  The AVX2
-// row has no two-register permute of doubles; its gathers made gelu 64K 3.7x
-// slower than the accurate path alone (371 against 100 us, Zen 5 forced to
-// the AVX2 row), so there both functions keep their float64 path.
+// The coarse float64 evaluations (erfc, gelu and the log family) on this
+// row only: their per-piece coefficients are looked up by vpermt2pd
+// (D16Table).  The AVX2 row has no two-register permute of doubles; its
+// gathers made gelu 64K 3.7x slower than the accurate path alone (371
+// against 100 us, Zen 5 forced to the AVX2 row), so there these functions
+// keep their float64 path.
 #include "elementwise/fn/erfc_coarse.h"
-template <>
-struct FastPath<Erfc> {
-  using Kernel = Float64Tier<ErfcCoarse>;
-};
-template <>
-struct FastPath<Gelu> {
-  using Kernel = Float64Tier<GeluCoarse>;
-};
+#include "elementwise/fn/log_coarse.h"
+#define REPDL_COARSE(S, C)             \
+  template <>                          \
+  struct FastPath<S> {                 \
+    using Kernel = Float64Tier<C>;     \
+  };
+REPDL_COARSE(Erfc, ErfcCoarse)
+REPDL_COARSE(Gelu, GeluCoarse)
+REPDL_COARSE(Log, LogCoarse)
+REPDL_COARSE(Log2, Log2Coarse)
+REPDL_COARSE(Log10, Log10Coarse)
+REPDL_COARSE(Log1p, Log1pCoarse)
+#undef REPDL_COARSE
 
 }  // namespace
 

@@ -27,7 +27,17 @@ PyObject* py_softmax_backward(PyObject*, PyObject* args) {
   });
 }
 
+// log_softmax_onehot_backward(y, P, R, index, value, dx): dense rows, int64 index, float value per row
+PyObject* py_onehot_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 6, [](const std::vector<int64_t>& v) {
+    softmax::onehot_backward(as_ptr<const float>(v[0]), v[1], v[2], as_ptr<const int64_t>(v[3]),
+                             as_ptr<const float>(v[4]), as_ptr<float>(v[5]));
+  });
+}
+
 const PyMethodDef kMethods[] = {
+    {"log_softmax_onehot_backward", py_onehot_backward, METH_VARARGS,
+     "log_softmax's gradient from a one-hot output gradient (value[p] at index[p] of each dense row)."},
     {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp along a view's lines."},
     {nullptr, nullptr, 0, nullptr},

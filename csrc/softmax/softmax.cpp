@@ -46,5 +46,24 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   });
 }
 
+void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index, const float* value, float* dx) {
+  if (P == 0 || R == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+  const auto rows_kernel = avx2_active() ? onehot_backward_rows_avx2 : onehot_backward_rows_generic;
+#else
+  const auto rows_kernel = onehot_backward_rows_generic;
+#endif
+  // Groups of rows whose exponentials stay in L1 or L2 until the subtraction rewrites them.
+  const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroupMaxLine / R)));
+  const int64_t groups = (P + group - 1) / group;
+  const int threads = threads_for(P * R * 20, int64_t{1} << 18);
+  parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
+    for (int64_t q = gb; q < ge; ++q) {
+      const int64_t p0 = q * group;
+      rows_kernel(y, R, index, value, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+    }
+  });
+}
+
 }  // namespace softmax
 }  // namespace repdl

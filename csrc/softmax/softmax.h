@@ -21,6 +21,12 @@ void run(const reduce::View& v, Kind kind, float* y);
 // exp(y) * seqsum(g), per line.
 void backward(const reduce::View& v, bool log, const float* g, float* dx);
 
+// log_softmax's gradient when g is +0.0 but for value[p] at class index[p]
+// (0 <= index[p] < R) of each of the P dense rows y[p*R .. p*R + R): the
+// bits of backward(..., log = true, g) with that g, which is never formed.
+// dx is dense, P x R.
+void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index, const float* value, float* dx);
+
 // Lines go in groups of up to kGroup, one sequential chain per vector lane
 // of the reduction kernels.  (Sixteen, two chains of eight interleaved,
 // measured no faster: the exp dominates the forward.)
@@ -35,6 +41,10 @@ void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p
 void process_group_avx2(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
 void backward_group_generic(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
 void backward_group_avx2(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
+void onehot_backward_rows_generic(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
+                                  int64_t p0, int count);
+void onehot_backward_rows_avx2(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
+                               int64_t p0, int count);
 
 }  // namespace softmax
 }  // namespace repdl

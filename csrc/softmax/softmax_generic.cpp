@@ -20,5 +20,10 @@ void backward_group_generic(const reduce::View& v, bool log, const float* g, flo
   backward_group(v, log, g, dx, p0, count);
 }
 
+void onehot_backward_rows_generic(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
+                               int64_t p0, int count) {
+  onehot_backward_rows(y, R, index, value, dx, p0, count);
+}
+
 }  // namespace softmax
 }  // namespace repdl

@@ -1,5 +1,5 @@
 // How often the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
-// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h) hand a lane to the float64
+// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h) hand a lane to the float64
 // path: the AVX-512 row's kernels on every float32 of |x| in a range, each
 // sign, as quoted in docs/elementwise.md.  A measurement, not a check
 // (crosscheck.py and verify.py check the results):
@@ -30,6 +30,7 @@ namespace avx512_row {
 namespace {
 #include "elementwise/row_simd.inc"
 #include "elementwise/fn/erfc_coarse.h"
+#include "elementwise/fn/log_coarse.h"
 }  // namespace
 }  // namespace avx512_row
 }  // namespace elementwise
@@ -56,8 +57,9 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
 }
 
 // |x| in [lo, hi) as bit patterns: 2^-7 to 32 where the whole range is the
-// path's (for rsqrt, x > 0 alone is), 2^-7 to 4 for the coarse evaluations,
-// whose range ends at 5.65 (gelu) or 4 (erfc).
+// path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
+// and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
+// log1p (defined above -1).
 template <class K>
 void report(const char* name, uint32_t hi = 0x42000000u) {
   const uint32_t lo = 0x3C000000u;  // 2^-7
@@ -73,4 +75,8 @@ int main() {
   report<SiluF32>("silu");
   report<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
+  report<Float64Tier<LogCoarse>>("log");
+  report<Float64Tier<Log2Coarse>>("log2");
+  report<Float64Tier<Log10Coarse>>("log10");
+  report<Float64Tier<Log1pCoarse>>("log1p", 0x3F800000u);
 }

@@ -7,13 +7,13 @@ from typing import Tuple
 
 import torch
 
-from .. import _checks
+from .. import _checks, backends
 from .._library import Op, _functorch_active
 from .._scalar import fl32
 from .arith import add, div, mul, neg
 from .linalg import matmul
 from .reductions import sum as _sum
-from .softmax import log_softmax
+from .softmax import log_softmax, log_softmax_backward
 
 __all__ = ["cross_entropy", "nll_loss"]
 
@@ -52,22 +52,22 @@ def _class_pick_backward(ctx, g):
     valid sample (a scatter of copies: one position per sample)."""
     (target,) = ctx.saved_tensors
     valid = target != ctx.ignore_index
-    return _written_at_targets(g, ctx.shape, valid, target, torch.where(valid, g, torch.zeros_like(g))), None, None
+    index = torch.where(valid, target, torch.zeros_like(target))
+    return _written_at_targets(ctx.shape, index, torch.where(valid, g, torch.zeros_like(g))), None, None
 
 
-def _written_at_targets(g, shape, valid, target, src):
-    """A +0.0 tensor of `shape` with src[n] at [n, target[n]] (class 0 for
-    ignored samples, whose src is +0.0).  The scatter writes into the fresh
-    zeros in place (0.65 ms against 2.1 ms out of place at 4096 x 1000, 6%
-    of cross_entropy's forward and backward), except under a functorch
-    transform: scatter_ has no vmap batching rule, and per-sample gradients
-    would fall back to a loop.  (A where() over the classes took 4.5 ms.)
-    Either way each position is written once: the same bits."""
-    index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(-1)
-    zeros = torch.zeros(shape, dtype=torch.float32, device=g.device)
+def _written_at_targets(shape, index, value):
+    """A +0.0 tensor of `shape` with value[n] at [n, index[n]].  The scatter
+    writes into the fresh zeros in place (0.65 ms against 2.1 ms out of place
+    at 4096 x 1000, 6% of cross_entropy's forward and backward), except
+    under a functorch transform: scatter_ has no vmap batching rule, and
+    per-sample gradients would fall back to a loop.  (A where() over the
+    classes took 4.5 ms.)  Either way each position is written once: the
+    same bits."""
+    zeros = torch.zeros(shape, dtype=torch.float32, device=value.device)
     if _functorch_active():
-        return zeros.scatter(-1, index, src.unsqueeze(-1))
-    return zeros.scatter_(-1, index, src.unsqueeze(-1))
+        return zeros.scatter(-1, index.unsqueeze(-1), value.unsqueeze(-1))
+    return zeros.scatter_(-1, index.unsqueeze(-1), value.unsqueeze(-1))
 
 
 _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context=_class_pick_setup,
@@ -109,15 +109,62 @@ def _class_nll_backward(ctx, g):
     the valid ones, neg negates, and the pick writes each into a zero lsm
     gradient at its class (ignored samples write +0.0 at class 0)."""
     (target,) = ctx.saved_tensors
-    valid = target != ctx.ignore_index
-    if ctx.reduction == "mean":
+    index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
+    return _written_at_targets(ctx.shape, index, value), None, None, None
+
+
+def _pick_gradient(g, target, ignore_index, reduction):
+    """The one-hot gradient class_nll hands to lsm, as (class index, value)
+    per sample: -g (divided by the valid count for 'mean'; g[n] for 'none')
+    at target[n], and +0.0 at class 0 for an ignored sample."""
+    valid = target != ignore_index
+    if reduction == "mean":
         g = div(g, valid.sum().to(torch.float32))
-    src = torch.where(valid, neg(g), _zero(g)).expand(target.shape)
-    return _written_at_targets(g, ctx.shape, valid, target, src), None, None, None
+    value = torch.where(valid, neg(g), _zero(g)).expand(target.shape)
+    return torch.where(valid, target, torch.zeros_like(target)), value
 
 
 _class_nll = Op("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
                 backward=_class_nll_backward)
+
+
+def _lsm_class_nll_impl(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tuple[Tensor, Tensor]:
+    """cross_entropy of a 2-D input with class-index targets, no weight and no
+    smoothing, as one primitive: lsm = log_softmax(input, 1), then
+    class_nll's rule; returns (loss, lsm).  Its backward needs no dense lsm
+    gradient: class_nll's is +0.0 but one value per row, and log_softmax's
+    rule on it runs fused (log_softmax_onehot_backward, the same bits)."""
+    lsm = backends.for_tensor(input).softmax(input, 1, log=True)
+    return _class_nll_impl(lsm, target, ignore_index, reduction), lsm
+
+
+def _lsm_class_nll_fake(input, target, ignore_index, reduction):
+    return input.new_empty(input.shape[:1] if reduction == "none" else ()), torch.empty_like(input)
+
+
+def _lsm_class_nll_setup(ctx, inputs, output):
+    _, target, ctx.ignore_index, ctx.reduction = inputs
+    ctx.save_for_backward(target, output[1])
+    ctx.set_materialize_grads(False)  # lsm's gradient: None, unless a double backward asks for it
+
+
+def _lsm_class_nll_backward(ctx, g, g_lsm):
+    """d lsm = class_nll's one-hot gradient (plus lsm's own gradient, which
+    only a double backward gives), then log_softmax's rule.  The lsm output
+    is what the rule's exp(y) reads, so that a recorded gradient graph
+    reaches the input through it."""
+    target, lsm = ctx.saved_tensors
+    if g is not None:
+        index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
+        if g_lsm is None and not torch.is_grad_enabled():
+            return backends.for_tensor(lsm).log_softmax_onehot_backward(lsm, index, value), None, None, None
+        one_hot = _written_at_targets(lsm.shape, index, value)
+        g_lsm = one_hot if g_lsm is None else add(one_hot, g_lsm)
+    return log_softmax_backward(g_lsm, lsm, 1), None, None, None
+
+
+_lsm_class_nll = Op("lsm_class_nll", _lsm_class_nll_impl, _lsm_class_nll_fake, setup_context=_lsm_class_nll_setup,
+                    backward=_lsm_class_nll_backward)
 
 
 def _zero(t):
@@ -185,11 +232,16 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     1-D input); target holds class indices (an integer tensor) or class
     probabilities (float32, the shape of input)."""
     C = _check("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing)
+    probabilities = target.dtype.is_floating_point
+    if not probabilities:
+        target = _class_indices("cross_entropy", input, target)
+        if input.dim() == 2 and weight is None and label_smoothing == 0.0:
+            return _lsm_class_nll(input, target, int(ignore_index), reduction)[0]
     class_dim = 1 if input.dim() > 1 else 0
     lsm = log_softmax(input, class_dim).movedim(class_dim, -1)  # (..., C)
-    if target.dtype.is_floating_point:
+    if probabilities:
         return _probability_targets(lsm, target, weight, reduction, label_smoothing, class_dim, input)
-    return _class_loss("cross_entropy", lsm, input, target, weight, ignore_index, reduction, label_smoothing, C)
+    return _class_loss(lsm, input, target, weight, ignore_index, reduction, label_smoothing, C)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor = None, ignore_index: int = -100,
@@ -200,14 +252,19 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor = None, ignore_index:
     lsm = input.movedim(1 if input.dim() > 1 else 0, -1)
     if target.dtype.is_floating_point:
         raise RuntimeError(f"repdl.nll_loss: expected an integer target, got {target.dtype}")
-    return _class_loss("nll_loss", lsm, input, target, weight, ignore_index, reduction, 0.0, C)
+    target = _class_indices("nll_loss", input, target)
+    return _class_loss(lsm, input, target, weight, ignore_index, reduction, 0.0, C)
 
 
-def _class_loss(op, lsm, input, target, weight, ignore_index, reduction, label_smoothing, C):
+def _class_indices(op, input, target):
+    """target as int64 class indices, checked against input's shape."""
     if target.dtype == torch.bool or target.is_complex():
         raise TypeError(f"repdl.{op}: target must hold class indices (an integer tensor) or "
                         f"float32 probabilities, got {target.dtype}")
-    target = _class_target(op, input, target).to(torch.int64)
+    return _class_target(op, input, target).to(torch.int64)
+
+
+def _class_loss(lsm, input, target, weight, ignore_index, reduction, label_smoothing, C):
     if weight is None and label_smoothing == 0.0:
         return _class_nll(lsm, target, int(ignore_index), reduction)
     valid = target != ignore_index

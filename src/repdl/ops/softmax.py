@@ -29,17 +29,25 @@ def _softmax_setup(ctx, inputs, output):
 
 def _softmax_backward(ctx, g):
     """softmax: s = fmachain over the line of (g, y), dx = y * (g - s);
-    log_softmax: s = seqsum over the line of g, dx = g - exp(y) * s.  A
-    fused kernel of the backend unless a graph of the gradient is wanted
-    (double backward), then these primitives: the same bits."""
+    log_softmax: log_softmax_backward.  A fused kernel of the backend unless
+    a graph of the gradient is wanted (double backward), then these
+    primitives: the same bits."""
     (y,) = ctx.saved_tensors
-    if not torch.is_grad_enabled():
-        return backends.for_tensor(g).softmax_backward(g, y, ctx.dim, log=ctx.log), None, None
     if ctx.log:
-        s = reductions._sum(g, [ctx.dim], True, "sequential")
-        return P.sub(g, P.mul(elementwise.exp(y), s)), None, None
+        return log_softmax_backward(g, y, ctx.dim), None, None
+    if not torch.is_grad_enabled():
+        return backends.for_tensor(g).softmax_backward(g, y, ctx.dim, log=False), None, None
     s = reductions._sumprod(g, y, [ctx.dim], True)
     return P.mul(y, P.sub(g, s)), None, None
+
+
+def log_softmax_backward(g, y, dim):
+    """log_softmax's gradient from its output y: s = seqsum over the line of
+    g, dx = g - exp(y) * s (fused unless a graph of it is recorded)."""
+    if not torch.is_grad_enabled():
+        return backends.for_tensor(g).softmax_backward(g, y, dim, log=True)
+    s = reductions._sum(g, [dim], True, "sequential")
+    return P.sub(g, P.mul(elementwise.exp(y), s))
 
 
 def _softmax_vmap(info, in_dims, x, dim, log):

@@ -36,6 +36,18 @@ def softmax_backward(g, y, dim, *, log):
     return dx
 
 
+def log_softmax_onehot_backward(y, index, value):
+    """log_softmax_backward(g, y, 1, log=True) for y (P, R) and the g that
+    is +0.0 but value[p] at [p, index[p]], without forming g."""
+    dx = row_major(y.shape)
+    if y.numel() == 0:
+        return dx
+    y, index, value = y.contiguous(), index.contiguous(), value.contiguous()
+    _C.log_softmax_onehot_backward(y.data_ptr(), y.shape[0], y.shape[1], index.data_ptr(), value.data_ptr(),
+                                   dx.data_ptr())
+    return dx
+
+
 def logsumexp(x, dims, keepdim):
     kept = [s for d, s in enumerate(x.shape) if d not in dims]
     if x.numel() == 0:

@@ -32,6 +32,13 @@ def softmax_backward(g, y, dim, *, log):
     return dx.movedim(-1, dim)
 
 
+def log_softmax_onehot_backward(y, index, value):
+    """softmax_backward(g, y, 1, log=True) with g = +0.0 but value[p] at
+    [p, index[p]] (y is (P, R)): the definition itself."""
+    g = torch.zeros_like(y).scatter_(1, index.unsqueeze(1), value.unsqueeze(1))
+    return softmax_backward(g, y, 1, log=True)
+
+
 def logsumexp(x, dims, keepdim):
     """m' = max over dims if finite, else 0; log(seqsum(exp(x - m'))) + m'.
     (No elements: -inf.)"""
