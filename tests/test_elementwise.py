@@ -205,18 +205,20 @@ def test_hard_cases_in_place(name):
 
 def _float32_path_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
-    fn/rsqrt_f32.h, fn/erfc_coarse.h, fn/log_coarse.h) must hand to the float64 path or
-    settle at its range's edges, besides the hard-case table: for exp and
-    exp2, results that are powers of two approached from below (1 - 2^-26 ..
-    1 - 2^-25, and near m ln2 for every m, or near the integers) and the
-    range's ends (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of
-    four and their neighbours; for the log family, the pieces' ends, 1,
-    powers of two and ten, and log1p's edges; for sigmoid and silu, the edges -48 (hard
+    fn/rsqrt_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
+    fn/softplus_coarse.h) must hand to the float64 path or settle at its
+    range's edges, besides the hard-case table: for exp and exp2, results
+    that are powers of two approached from below (1 - 2^-26 .. 1 - 2^-25,
+    and near m ln2 for every m, or near the integers) and the range's ends
+    (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of four and
+    their neighbours; for the log family, the pieces' ends, 1, powers of two
+    and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7
+    and the exponent's ends; for sigmoid and silu, the edges -48 (hard
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
-    (x from 16 to 18), x/2 near zero and silu's 2^-64; for erfc and gelu,
-    the pieces' ends (multiples of 1/4 in |z|), the range's ends (erfc's 4
-    and -4, gelu's +-5.65) and x/2 near zero; for all, NaN, infinities,
-    zeros and subnormals."""
+    (x from 16 to 18), x/2 near zero and silu's 2^-64; for erf, erfc and
+    gelu, the pieces' ends (multiples of 1/4 in |z|, erf's 1/2 among them),
+    the range's ends (+-4, gelu's +-5.65) and tiny x; for all, NaN,
+    infinities, zeros and subnormals."""
     specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
     if name in ("exp", "exp2"):
         below_one = [-(1 + i / 64) * 2.0 ** -26 for i in range(32)]
@@ -241,13 +243,20 @@ def _float32_path_edges(name):
                                                                         2.0 ** -30, -(2.0 ** -60), 1e-40, 3e38]
         ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127]))
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
-    if name in ("erfc", "gelu"):
-        scale = 1.0 if name == "erfc" else math.sqrt(2)
+    if name in ("softplus", "logsigmoid"):
+        # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal
+        # numbers (|x| near 87.3 and 103), softplus's x = 14.55 and 20, and tiny x
+        edges = [7 * math.log(2) * s + d for s in (1, -1) for d in (-1e-6, 0, 1e-6)]
+        edges += [s * v for s in (1, -1) for v in (14.55, 14.6, 20.0, 87.3, 87.4, 103.0, 104.0, 109.9, 110.0, 110.1,
+                                                   200.0, 3e38, 2.0 ** -24, 2.0 ** -60, 2.0 ** -140)]
+        return u32(torch.tensor(edges + specials))
+    if name in ("erf", "erfc", "gelu"):
+        scale = math.sqrt(2) if name == "gelu" else 1.0
         ends = [s * (k / 4 * scale) for k in range(17) for s in (1, -1)]
         ends = u32(torch.tensor(ends))
         ends = ends + [b + d for b in ends for d in (-1, 1) if b not in (0, 0x80000000)]
-        edge = [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0] if name == "erfc" else \
-            [5.65, 5.6499996, 5.6500006, -5.65, -5.6499996, -5.6500006, 14.75, -14.75, 20.0]
+        edge = [5.65, 5.6499996, 5.6500006, -5.65, -5.6499996, -5.6500006, 14.75, -14.75, 20.0] if name == "gelu" else \
+            [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0]
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
         return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
     edges = [-47.99999, -48.0, -48.00001, -64.0, -87.5, -1e30, 47.99, 63.99999, 64.0, 64.00001, 100.0, 3e38]
@@ -278,8 +287,8 @@ def _float32_path_inputs(name):
     return x
 
 
-@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erfc", "gelu", "log", "log2", "log10",
-                                  "log1p"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erf", "erfc", "gelu", "log", "log2",
+                                  "log10", "log1p", "softplus", "logsigmoid"])
 def test_float32_path_hard_lanes(name):
     """The vector rows' fast paths settle a lane themselves only where their
     own test proves the rounding (round_proven; the coarse float64

@@ -166,8 +166,10 @@ def test_autograd_takes_the_fused_gradient_and_double_backward_the_formula(name)
 @pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
 @pytest.mark.parametrize("shape", [(37, 11), (5, 7, 3), (3, 4)])
 def test_class_nll_is_the_general_rule(reduction, shape, gen):
-    """cross_entropy without weight or smoothing runs one primitive
-    (ops.loss._class_nll); its loss and input gradient are the bits of the
+    """cross_entropy without weight or smoothing runs one primitive after
+    log_softmax (ops.loss._class_nll), or for a 2-D input one with
+    log_softmax inside (ops.loss._lsm_class_nll, whose backward never forms
+    the one-hot gradient); its loss and input gradient are the bits of the
     general rule's chain of primitives (pick, neg, where, sum, count, div),
     with ignored samples, specials in the logits, and no valid sample at all."""
     from repdl.ops import loss as L

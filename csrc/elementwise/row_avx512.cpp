@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,25 +31,29 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// The coarse float64 evaluations (erfc, gelu and the log family) on this
-// row only: their per-piece coefficients are looked up by vpermt2pd
-// (D16Table).  The AVX2 row has no two-register permute of doubles; its
-// gathers made gelu 64K 3.7x slower than the accurate path alone (371
-// against 100 us, Zen 5 forced to the AVX2 row), so there these functions
-// keep their float64 path.
+// The coarse float64 evaluations (erf, erfc, gelu, the log family, softplus
+// and logsigmoid) on this row only: their per-piece coefficients are looked
+// up by vpermt2pd (D16Table).  The AVX2 row has no two-register permute of
+// doubles; its gathers made gelu 64K 3.7x slower than the accurate path
+// alone (371 against 100 us, Zen 5 forced to the AVX2 row), so there these
+// functions keep their float64 path.
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
+#include "elementwise/fn/softplus_coarse.h"
 #define REPDL_COARSE(S, C)             \
   template <>                          \
   struct FastPath<S> {                 \
     using Kernel = Float64Tier<C>;     \
   };
+REPDL_COARSE(Erf, ErfCoarse)
 REPDL_COARSE(Erfc, ErfcCoarse)
 REPDL_COARSE(Gelu, GeluCoarse)
 REPDL_COARSE(Log, LogCoarse)
 REPDL_COARSE(Log2, Log2Coarse)
 REPDL_COARSE(Log10, Log10Coarse)
 REPDL_COARSE(Log1p, Log1pCoarse)
+REPDL_COARSE(Softplus, SoftplusCoarse)
+REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 #undef REPDL_COARSE
 
 }  // namespace

@@ -7,14 +7,23 @@
 
 namespace repdl {
 namespace softmax {
+namespace {
+const LineKernels& active_lines() {
+#if defined(__x86_64__) || defined(__i386__)
+  switch (active_isa()) {
+    case Isa::avx512: return kAvx512Lines;
+    case Isa::avx2: return kAvx2Lines;
+    default: break;
+  }
+#endif
+  return kGenericLines;
+}
+}  // namespace
+
 void run(const reduce::View& v, Kind kind, float* y) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-  const auto group_kernel = avx2_active() ? process_group_avx2 : process_group_generic;
-#else
-  const auto group_kernel = process_group_generic;
-#endif
+  const auto group_kernel = active_lines().process_group;
   const int group = v.R <= kGroupMaxLine ? kGroup : 1;
   const int64_t groups = (P + group - 1) / group;
   // ~20 flops per element (the exp dominates).
@@ -30,11 +39,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
 void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-  const auto group_kernel = avx2_active() ? backward_group_avx2 : backward_group_generic;
-#else
-  const auto group_kernel = backward_group_generic;
-#endif
+  const auto group_kernel = active_lines().backward_group;
   const int group = v.R <= kGroupMaxLine ? kGroup : 1;
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
@@ -48,11 +53,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
 
 void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index, const float* value, float* dx) {
   if (P == 0 || R == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-  const auto rows_kernel = avx2_active() ? onehot_backward_rows_avx2 : onehot_backward_rows_generic;
-#else
-  const auto rows_kernel = onehot_backward_rows_generic;
-#endif
+  const auto rows_kernel = active_lines().onehot_backward_rows;
   // Groups of rows whose exponentials stay in L1 or L2 until the subtraction rewrites them.
   const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroupMaxLine / R)));
   const int64_t groups = (P + group - 1) / group;

@@ -36,15 +36,19 @@ constexpr int kGroup = 8;
 // longer ones one at a time, bounding scratch memory.
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 
-// Lines p0 .. p0+count-1 (count <= kGroup), per instruction set.
-void process_group_generic(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
-void process_group_avx2(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
-void backward_group_generic(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
-void backward_group_avx2(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
-void onehot_backward_rows_generic(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
-                                  int64_t p0, int count);
-void onehot_backward_rows_avx2(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
+// The line kernels, one table per instruction set (softmax_<isa>.cpp, each
+// the text of lines.inc compiled for it): a group of lines p0 ..
+// p0+count-1 (count <= kGroup) forward and backward, and dense rows p0 ..
+// p0+count-1 of onehot_backward.
+struct LineKernels {
+  void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
+  void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
+  void (*onehot_backward_rows)(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
                                int64_t p0, int count);
+};
+extern const LineKernels kGenericLines;
+extern const LineKernels kAvx2Lines;    // x86 only
+extern const LineKernels kAvx512Lines;  // x86 only
 
 }  // namespace softmax
 }  // namespace repdl

@@ -1,7 +1,8 @@
 // How often the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
-// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h) hand a lane to the float64
-// path: the AVX-512 row's kernels on every float32 of |x| in a range, each
-// sign, as quoted in docs/elementwise.md.  A measurement, not a check
+// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h,
+// softplus_coarse.h) hand a lane to the accurate float64 path: the AVX-512
+// row's kernels on every float32 of |x| in a range, each sign, as quoted in
+// docs/elementwise.md.  A measurement, not a check
 // (crosscheck.py and verify.py check the results):
 //
 //   g++ -O2 -std=c++17 -Icsrc -ffp-contract=off -o /tmp/hard_rate tools/cr/fast_path_hard_rate.cpp \
@@ -13,6 +14,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +33,7 @@ namespace {
 #include "elementwise/row_simd.inc"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
+#include "elementwise/fn/softplus_coarse.h"
 }  // namespace
 }  // namespace avx512_row
 }  // namespace elementwise
@@ -63,7 +66,7 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
 template <class K>
 void report(const char* name, uint32_t hi = 0x42000000u) {
   const uint32_t lo = 0x3C000000u;  // 2^-7
-  std::printf("%-8s x > 0: 2^%.2f   x < 0: 2^%.2f\n", name, std::log2(hard_share<K>(lo, hi, 0)),
+  std::printf("%-10s x > 0: 2^%.2f   x < 0: 2^%.2f\n", name, std::log2(hard_share<K>(lo, hi, 0)),
               std::log2(hard_share<K>(lo, hi, 0x80000000u)));
 }
 
@@ -73,10 +76,13 @@ int main() {
   report<RsqrtF32>("rsqrt");
   report<SigmoidF32>("sigmoid");
   report<SiluF32>("silu");
+  report<Float64Tier<ErfCoarse>>("erf");
   report<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
   report<Float64Tier<LogCoarse>>("log");
   report<Float64Tier<Log2Coarse>>("log2");
   report<Float64Tier<Log10Coarse>>("log10");
   report<Float64Tier<Log1pCoarse>>("log1p", 0x3F800000u);
+  report<Float64Tier<SoftplusCoarse>>("softplus");
+  report<Float64Tier<LogsigmoidCoarse>>("logsigmoid");
 }

@@ -1,15 +1,16 @@
-// erfc and gelu to 2^-33 relative in float64: the coarse evaluations that
-// the vector rows put in front of Erfc (erfc.h) and Gelu (gelu.h)
-// (row_simd.inc, Float64Tier and run_fast).  A value that lies further than
-// kWindow float64 ulps from every float32 rounding midpoint rounds as the
-// true value does, by the same argument as the hard-case tables' (cr.h), so
-// it stands; the other lanes (about 2^-8) go through the accurate
-// evaluation and its table.  Because 2^-33 is all the window test needs,
-// one polynomial of degree 9 per quarter of [0, 4] replaces e^(-z^2), the
-// rational erfcx and its division.  docs/elementwise.md ("erfc and gelu: the
+// erf, erfc and gelu to 2^-33 relative in float64: the coarse evaluations
+// that the AVX-512 row puts in front of Erf (erf.h), Erfc (erfc.h) and
+// Gelu (gelu.h) (row_avx512.cpp; Float64Tier and run_fast in
+// row_simd.inc).  A value that lies further than kWindow float64 ulps from
+// every float32 rounding midpoint rounds as the true value does, by the
+// same argument as the hard-case tables' (cr.h), so it stands; the other
+// lanes (about 2^-8) go through the accurate evaluation and its table.
+// Because 2^-33 is all the window test needs, one polynomial of degree 9
+// per quarter of [0, 4] replaces e^(-z^2), the rational erfcx and its
+// division.  docs/elementwise.md ("erfc, gelu and the log family: the
 // coarse float64 evaluation") has the error analysis.
 //
-// Written in the row vocabulary with D16Table (row_avx512.h, row_avx2.h).
+// Written in the row vocabulary with D16Table (row_avx512.h).
 
 // P[k][i]: the coefficient of t^k on piece i (tools/cr/fit_erf.py --erfc-pieces).
 alignas(64) constexpr double kErfcPieces[10][16] = {
@@ -83,4 +84,22 @@ struct GeluCoarse {
     return select(gt(x, D(kGeluIdentity)), x, (x * D(0.5)) * c);
   }
   static FM outside(F x) { return fm_not(f32_ge(x, f32_splat(static_cast<float>(-kGeluIdentity)))); }
+};
+
+// erf(x) = x P(x^2) for |x| < 1/2 (erf_small, erf_family.h: within 6 u),
+// else the sign of x times 1 - erfc(|x|) on the pieces, where erfc(|x|) <=
+// 0.48 < 1 - erfc(|x|): within 2^-33.6 * 0.48 / 0.52 + 2^-53 relative.  For
+// |x| >= 4, erf(x) = +-(1 - 1.5e-8) or closer, inside the half-gap below 1
+// (2^-25), so +-1 is the rounded result (an exact rule; +-inf included).
+// Hard: NaN; zeros and results below 2^-126 through the window test.
+struct ErfCoarse {
+  static constexpr int kWindow = kCoarseWindow;
+  ErfcPieces pieces;
+
+  D eval(D x) const {
+    const D ax = abs_of(x);
+    const D big = copy_sign(select(lt(ax, D(4.0)), D(1.0) - pieces.eval(ax), D(1.0)), x);
+    return select(lt(ax, D(0.5)), erf_small(x), big);
+  }
+  static FM outside(F x) { return f32_ne(x, x); }
 };

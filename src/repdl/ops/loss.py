@@ -154,6 +154,8 @@ def _lsm_class_nll_backward(ctx, g, g_lsm):
     is what the rule's exp(y) reads, so that a recorded gradient graph
     reaches the input through it."""
     target, lsm = ctx.saved_tensors
+    if g is None and g_lsm is None:
+        return None, None, None, None
     if g is not None:
         index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
         if g_lsm is None and not torch.is_grad_enabled():
