@@ -21,6 +21,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import torch
 
+import records
+
 CHUNK = 1 << 24
 
 
@@ -95,7 +97,7 @@ def main():
             with open(args.record, "a") as f:
                 f.write(json.dumps({"function": name, "date": datetime.date.today().isoformat(), "inputs": 1 << 32,
                                     **{f"{p}_vs_avx2": counts[p] for p in paths}, "seconds": round(sec),
-                                    "torch": torch.__version__}) + "\n")
+                                    "torch": torch.__version__, "commit": records.checkout_commit()}) + "\n")
     sys.exit(1 if failed else 0)
 
 

@@ -91,10 +91,11 @@ struct GeluCoarse {
 // error counts only in the ratio erfc/erf: piece i's error (the table's
 // header) times erfc(i/4) / erf(i/4) is at most 2^-48.0 (pieces 2 and 4),
 // the polynomial's roundings as much again, so within 2^-47 relative, 2^6
-// ulps: a window of 2^7 (tools/cr/coarse_error.cpp measured 28 ulps).  For
-// |x| >= 4, erf(x) = +-(1 - 1.5e-8) or closer, inside the half-gap below 1
-// (2^-25), so +-1 is the rounded result (an exact rule; +-inf included).
-// Hard: NaN; zeros and results below 2^-126 through the window test.
+// ulps: a window of 2^7 (tools/cr/fast_paths.cpp --errors measured 28
+// ulps).  For |x| >= 4, erf(x) = +-(1 - 1.5e-8) or closer, inside the
+// half-gap below 1 (2^-25), so +-1 is the rounded result (an exact rule;
+// +-inf included).  Hard: NaN; zeros and results below 2^-126 through the
+// window test.
 struct ErfCoarse {
   static constexpr int kWindow = 1 << 7;
   ErfcPieces pieces;

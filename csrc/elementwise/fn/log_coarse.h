@@ -28,15 +28,23 @@ constexpr int kLogPiecesOne = 9;                            // [1 - 2^-6, 1 + 2^
 struct LogPieces {
   D16Table c{kLogPieces[0]}, t_ln{kLogPieces[1]}, t_log2{kLogPieces[2]}, t_log10{kLogPieces[3]};
 
-  // r, with *k (a double) and *piece (its low four bits index the tables).
-  static D reduce(D x, D* k, D* piece) {
+  struct Reduced {
+    D k;      // x = 2^k z (k as a double)
+    D piece;  // its low four bits index the tables
+    D r;      // z c_i - 1
+  };
+
+  Reduced reduce(D x) const {
     const U ix = bits(x);
     const U tmp = ix - U(kLogPiecesOff);
-    *piece = from_bits(shr(tmp, 48));
+    const D piece = from_bits(shr(tmp, 48));
     const U kb = shr(tmp + U(uint64_t{1} << 62), 52);  // k + 1024, without an arithmetic shift
-    *k = from_bits(kb + U(kMagicBits)) - D(kMagic + 1024.0);
-    return from_bits(ix - (tmp & U(0xFFF0000000000000ull)));  // z
+    const D z = from_bits(ix - (tmp & U(0xFFF0000000000000ull)));
+    return {from_bits(kb + U(kMagicBits)) - D(kMagic + 1024.0), piece, fma(z, c.lookup(piece), D(-1.0))};
   }
+
+  // ln x = k ln2 + T_i + log1p(r), for x reduced to q and r (q.r or x's own).
+  D ln(const Reduced& q, D r) const { return fma(q.k, D(kLn2), t_ln.lookup(q.piece)) + log1p_small(r); }
 
   static D log1p_small(D r) {
     constexpr double kL[4] = {0x1.555554543e14ap-2, -0x1.00000f4382c19p-2, 0x1.99de0e9aeed7bp-3,
@@ -46,53 +54,41 @@ struct LogPieces {
   }
 };
 
-// Hard: x <= 0, +inf and NaN (log's special values are the accurate path's).
-inline FM log_outside(F x) {
-  return fm_not(fm_and(f32_lt(f32_splat(0.0f), x), f32_lt(x, f32_splat(__builtin_inff()))));
-}
-
-constexpr int kLogWindow = 1 << 19;  // 2^-34 relative < 2^19 ulps (|v| < 2^53 ulps of v)
-
-struct LogCoarse {
-  static constexpr int kWindow = kLogWindow;
+// What the family's coarse evaluations share: the pieces, the window (2^-34
+// relative is below 2^19 ulps, |v| < 2^53 ulps of v) and, but for log1p's,
+// the range: hard are x <= 0, +inf and NaN (the accurate path's special
+// values).
+struct LogCoarseBase {
+  static constexpr int kWindow = 1 << 19;
   LogPieces pieces;
 
-  D eval(D x) const {
-    D k, piece;
-    const D z = LogPieces::reduce(x, &k, &piece);
-    const D r = fma(z, pieces.c.lookup(piece), D(-1.0));
-    return fma(k, D(kLn2), pieces.t_ln.lookup(piece)) + LogPieces::log1p_small(r);
+  static FM outside(F x) {
+    return fm_not(fm_and(f32_lt(f32_splat(0.0f), x), f32_lt(x, f32_splat(__builtin_inff()))));
   }
-  static FM outside(F x) { return log_outside(x); }
+};
+
+struct LogCoarse : LogCoarseBase {
+  D eval(D x) const {
+    const LogPieces::Reduced q = pieces.reduce(x);
+    return pieces.ln(q, q.r);
+  }
 };
 
 // log2 x = k + (T2_i + log1p(r)/ln2): k exact, the bracket below 0.51.
-struct Log2Coarse {
-  static constexpr int kWindow = kLogWindow;
-  LogPieces pieces;
-
+struct Log2Coarse : LogCoarseBase {
   D eval(D x) const {
-    D k, piece;
-    const D z = LogPieces::reduce(x, &k, &piece);
-    const D r = fma(z, pieces.c.lookup(piece), D(-1.0));
-    return k + fma(LogPieces::log1p_small(r), D(0x1.71547652b82fep+0), pieces.t_log2.lookup(piece));
+    const LogPieces::Reduced q = pieces.reduce(x);
+    return q.k + fma(LogPieces::log1p_small(q.r), D(0x1.71547652b82fep+0), pieces.t_log2.lookup(q.piece));
   }
-  static FM outside(F x) { return log_outside(x); }
 };
 
 // log10 x = (k log10(2) + T10_i) + log1p(r)/ln10.
-struct Log10Coarse {
-  static constexpr int kWindow = kLogWindow;
-  LogPieces pieces;
-
+struct Log10Coarse : LogCoarseBase {
   D eval(D x) const {
-    D k, piece;
-    const D z = LogPieces::reduce(x, &k, &piece);
-    const D r = fma(z, pieces.c.lookup(piece), D(-1.0));
-    return fma(k, D(0x1.34413509f79ffp-2), pieces.t_log10.lookup(piece)) +
-           LogPieces::log1p_small(r) * D(0x1.bcb7b1526e50ep-2);
+    const LogPieces::Reduced q = pieces.reduce(x);
+    return fma(q.k, D(0x1.34413509f79ffp-2), pieces.t_log10.lookup(q.piece)) +
+           LogPieces::log1p_small(q.r) * D(0x1.bcb7b1526e50ep-2);
   }
-  static FM outside(F x) { return log_outside(x); }
 };
 
 // log1p x = log(u), u = 1 + x (exact in float64 for float32 x in (-1, 2^53)
@@ -100,16 +96,10 @@ struct Log10Coarse {
 // 9 with k = 0, where u lies in [1 - 2^-6, 1 + 2^-5), r = u - 1 is x itself,
 // so a tiny x, which 1 + x would round away, keeps its bits.  Hard: x <= -1,
 // +inf and NaN.
-struct Log1pCoarse {
-  static constexpr int kWindow = kLogWindow;
-  LogPieces pieces;
-
+struct Log1pCoarse : LogCoarseBase {
   D eval(D x) const {
-    D k, piece;
-    const D z = LogPieces::reduce(x + D(1.0), &k, &piece);
-    const D ax = abs_of(x);
-    const D r = select(lt(ax, D(0x1p-7)), x, fma(z, pieces.c.lookup(piece), D(-1.0)));
-    return fma(k, D(kLn2), pieces.t_ln.lookup(piece)) + LogPieces::log1p_small(r);
+    const LogPieces::Reduced q = pieces.reduce(x + D(1.0));
+    return pieces.ln(q, select(lt(abs_of(x), D(0x1p-7)), x, q.r));
   }
   static FM outside(F x) {
     return fm_not(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))));

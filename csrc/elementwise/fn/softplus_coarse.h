@@ -53,11 +53,8 @@ struct Log1pExpNeg {
   D eval(D a) const {
     const D u = exp.eval(vmin(a, D(110.0)));
     const D series = u * fma(fma(fma(fma(D(0.2), u, D(-0.25)), u, D(1.0 / 3)), u, D(-0.5)), u, D(1.0));
-    D k, piece;
-    const D z = LogPieces::reduce(u + D(1.0), &k, &piece);
-    const D r = fma(z, pieces.c.lookup(piece), D(-1.0));
-    const D log = fma(k, D(kLn2), pieces.t_ln.lookup(piece)) + LogPieces::log1p_small(r);
-    return select(lt(u, D(0x1p-7)), series, log);
+    const LogPieces::Reduced q = pieces.reduce(u + D(1.0));
+    return select(lt(u, D(0x1p-7)), series, pieces.ln(q, q.r));
   }
 };
 
@@ -66,7 +63,7 @@ inline FM softplus_outside(F x) { return fm_not(f32_lt(f32_abs(x), f32_splat(__b
 
 // softplus(x) = max(x, 0) + ln(1 + e^-|x|): two terms of one sign.
 struct SoftplusCoarse {
-  static constexpr int kWindow = kLogWindow;
+  static constexpr int kWindow = LogCoarseBase::kWindow;
   Log1pExpNeg tail;
 
   D eval(D x) const { return vmax(D(0.0), x) + tail.eval(abs_of(x)); }
@@ -75,7 +72,7 @@ struct SoftplusCoarse {
 
 // logsigmoid(x) = -(max(-x, 0) + ln(1 + e^-|x|)).
 struct LogsigmoidCoarse {
-  static constexpr int kWindow = kLogWindow;
+  static constexpr int kWindow = LogCoarseBase::kWindow;
   Log1pExpNeg tail;
 
   D eval(D x) const { return -(vmax(D(0.0), -x) + tail.eval(abs_of(x))); }

@@ -1,0 +1,160 @@
+// Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
+// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h,
+// softplus_coarse.h) on the AVX-512 row, as quoted in docs/elementwise.md.
+// Measurements, not checks (crosscheck.py and verify.py check the results):
+//
+//   * how often each hands a lane to the accurate float64 path, over every
+//     float32 of |x| in a range, each sign (a few seconds);
+//   * with --errors, the largest error of each coarse float64 evaluation
+//     over every float32 input it takes (all 2^32 bit patterns but those
+//     C::outside hands on, results below 2^-126 or not finite, which the
+//     window test sends on too, and the inputs of the exact rules: erf's
+//     |x| >= 4, erfc's z <= -4, gelu's x > 5.65), in float64 ulps of the
+//     result, against the accurate evaluation (within 8 ulps, the records
+//     in docs/elementwise.md): the measured side of each window (about a
+//     minute per function on two cores).
+//
+//   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off -o /tmp/fast_paths tools/cr/fast_paths.cpp \
+//       csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors]
+#pragma GCC target("avx512f,avx2,fma")
+// As in row_avx512.cpp: GCC 12 reports its own _mm512_undefined_*() starts.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "elementwise/cr.h"
+
+namespace repdl {
+namespace elementwise {
+namespace avx512_row {
+#include "elementwise/row_avx512.h"
+#include "elementwise/kernels.h"
+namespace {
+#include "elementwise/row_simd.inc"
+#include "elementwise/fn/erfc_coarse.h"
+#include "elementwise/fn/log_coarse.h"
+#include "elementwise/fn/softplus_coarse.h"
+}  // namespace
+}  // namespace avx512_row
+}  // namespace elementwise
+}  // namespace repdl
+
+using namespace repdl::elementwise::avx512_row;
+
+// The share of hard lanes over the bit patterns [lo, hi), with the sign bit `sign`.
+template <class K>
+double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
+  const K kernel;
+  uint64_t hard = 0;
+  alignas(64) float xs[16];
+  for (uint64_t b = lo; b < hi; b += 16) {
+    for (int j = 0; j < 16; ++j) {
+      const uint32_t u = static_cast<uint32_t>(b + j) | sign;
+      std::memcpy(xs + j, &u, sizeof u);
+    }
+    uint32_t h;
+    kernel.eval(f32_load(xs), &h);
+    hard += static_cast<uint64_t>(__builtin_popcount(h));
+  }
+  return static_cast<double>(hard) / (hi - lo);
+}
+
+// |x| in [lo, hi) as bit patterns: 2^-7 to 32 where the whole range is the
+// path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
+// and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
+// log1p (defined above -1).
+template <class K>
+void report_hard(const char* name, uint32_t hi = 0x42000000u) {
+  const uint32_t lo = 0x3C000000u;  // 2^-7
+  std::printf("%-10s x > 0: 2^%.2f   x < 0: 2^%.2f\n", name, std::log2(hard_share<K>(lo, hi, 0)),
+              std::log2(hard_share<K>(lo, hi, 0x80000000u)));
+}
+
+// |c - a| in ulps of a (a float64 ulp of a: 2^(e - 52) for 2^e <= |a| < 2^(e+1)).
+double ulps(double c, double a) {
+  int e;
+  std::frexp(a, &e);
+  return std::fabs(c - a) / std::ldexp(1.0, e - 53);
+}
+
+// The coarse evaluation C's largest error against the accurate S, rule()
+// marking the inputs of C's exact rules.
+template <class C, class S>
+void report_error(const char* name, bool (*rule)(float) = [](float) { return false; }) {
+  double worst = 0;
+  uint32_t worst_input = 0;
+#pragma omp parallel
+  {
+    const C coarse;
+    double local = 0;
+    uint32_t local_input = 0;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t block = 0; block < (int64_t{1} << 28); ++block) {
+      alignas(64) float xs[16];
+      alignas(64) double vc[16], va[16];
+      for (int j = 0; j < 16; ++j) {
+        const uint32_t u = static_cast<uint32_t>(block * 16 + j);
+        std::memcpy(xs + j, &u, sizeof u);
+      }
+      const F x = f32_load(xs);
+      store(vc, coarse.eval(widen_lo(x)));
+      store(vc + 8, coarse.eval(widen_hi(x)));
+      store(va, S::eval(widen_lo(x)));
+      store(va + 8, S::eval(widen_hi(x)));
+      const uint32_t skip = fm_bits(C::outside(x));
+      for (int j = 0; j < 16; ++j) {
+        if (((skip >> j) & 1) || rule(xs[j]) || !std::isfinite(va[j]) || std::fabs(va[j]) < 0x1p-126) continue;
+        const double err = ulps(vc[j], va[j]);
+        if (err > local) {
+          local = err;
+          std::memcpy(&local_input, xs + j, sizeof local_input);
+        }
+      }
+    }
+#pragma omp critical
+    if (local > worst) {
+      worst = local;
+      worst_input = local_input;
+    }
+  }
+  std::printf("%-10s max %.3g ulps (2^%.2f), window %d (2^%.0f), at 0x%08x\n", name, worst, std::log2(worst),
+              C::kWindow, std::log2(C::kWindow), worst_input);
+}
+
+int main(int argc, char** argv) {
+  report_hard<ExpF32>("exp");
+  report_hard<Exp2F32>("exp2");
+  report_hard<RsqrtF32>("rsqrt");
+  report_hard<SigmoidF32>("sigmoid");
+  report_hard<SiluF32>("silu");
+  report_hard<Float64Tier<ErfCoarse>>("erf");
+  report_hard<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
+  report_hard<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
+  report_hard<Float64Tier<LogCoarse>>("log");
+  report_hard<Float64Tier<Log2Coarse>>("log2");
+  report_hard<Float64Tier<Log10Coarse>>("log10");
+  report_hard<Float64Tier<Log1pCoarse>>("log1p", 0x3F800000u);
+  report_hard<Float64Tier<SoftplusCoarse>>("softplus");
+  report_hard<Float64Tier<LogsigmoidCoarse>>("logsigmoid");
+  if (argc > 1 && std::string(argv[1]) == "--errors") {
+    report_error<ErfCoarse, Erf>("erf", [](float x) { return std::fabs(x) >= 4.0f; });
+    report_error<ErfcCoarse, Erfc>("erfc", [](float z) { return z <= -4.0f; });
+    report_error<GeluCoarse, Gelu>("gelu", [](float x) { return x > kGeluIdentity; });
+    report_error<LogCoarse, Log>("log");
+    report_error<Log2Coarse, Log2>("log2");
+    report_error<Log10Coarse, Log10>("log10");
+    report_error<Log1pCoarse, Log1p>("log1p");
+    report_error<SoftplusCoarse, Softplus>("softplus");
+    report_error<LogsigmoidCoarse, Logsigmoid>("logsigmoid");
+  }
+}
