@@ -22,7 +22,7 @@ from repdl.backends import cpu as cpu_backend, reference as ref
 from repdl.crtables import load as load_table
 from repdl.testing import assert_bitwise_equal
 
-from values import ROWS, _report, canonical, check_all_paths, f32, u32
+from values import ROWS, _report, canonical, check_all_paths, f32, layouts, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -317,6 +317,39 @@ def test_float32_path_hard_lanes(name):
                 _report(name, xbits, u32(y), want, f"{isa} row, flush-to-zero")
     finally:
         repdl.set_isa(saved)
+
+
+def test_silu_and_sigmoid_in_one_pass():
+    """silu's recorded forward (backends' silu_and_sigmoid: both from one
+    quotient, a lane hard for either settled for both) gives silu's and
+    sigmoid's bits: against MPFR on both functions' fast-path edges and
+    hard-case tables, on every row, at offsets that shift the chunks, with
+    flush-to-zero on, and in strided layouts against the reference."""
+    xbits = _float32_path_inputs("silu")
+    xbits[500:500 + 64] = _float32_path_inputs("sigmoid")[300:300 + 64]
+    want_y, want_s = expected("silu", xbits), expected("sigmoid", xbits)
+    x = f32(xbits)
+    saved = repdl.isa()
+    try:
+        for isa in ROWS:
+            repdl.set_isa(isa)
+            for off in (0, 1, 15):
+                y, s = cpu_backend.silu_and_sigmoid(x[off:])
+                _report("silu", xbits[off:], u32(y), want_y[off:], f"{isa} row, with sigmoid, offset {off}")
+                _report("sigmoid", xbits[off:], u32(s), want_s[off:], f"{isa} row, with silu, offset {off}")
+            if torch.set_flush_denormal(True):
+                try:
+                    y, s = cpu_backend.silu_and_sigmoid(x)
+                finally:
+                    torch.set_flush_denormal(False)
+                _report("silu", xbits, u32(y), want_y, f"{isa} row, with sigmoid, flush-to-zero")
+                _report("sigmoid", xbits, u32(s), want_s, f"{isa} row, with silu, flush-to-zero")
+    finally:
+        repdl.set_isa(saved)
+    for name, view in layouts(x[:97 * 61].reshape(97, 61)):
+        for got, want in zip(cpu_backend.silu_and_sigmoid(view), ref.silu_and_sigmoid(view)):
+            assert got.shape == view.shape
+            assert_bitwise_equal(got, want, name)
 
 
 def test_float32_exp_table_is_generated(capsys):

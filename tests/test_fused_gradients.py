@@ -10,7 +10,7 @@ import torch
 import repdl
 from repdl import _C
 from repdl.backends import cpu, reference as ref
-from repdl.ops import norm as N
+from repdl.ops import elementwise as E, norm as N
 from repdl.testing import assert_bitwise_equal
 
 from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
@@ -118,6 +118,12 @@ def _gradient_inputs(seed):
     return x, gb.view(torch.float32)
 
 
+def _fused_reads(name, x):
+    """What the fused gradient of `name` reads beside x: the output, or
+    another function of x (E.FUSED_GRADIENT_READS: silu's sigmoid)."""
+    return getattr(cpu, E.FUSED_GRADIENT_READS.get(name, name))(x)
+
+
 @pytest.mark.parametrize("name", UNARY)
 def test_fused_gradient_is_the_formula(name):
     """csrc/elementwise/grad_blocks.inc's one-pass gradient gives the bits of the
@@ -127,7 +133,7 @@ def test_fused_gradient_is_the_formula(name):
     transposed input)."""
     from repdl.backends import cpu
     x, g = _gradient_inputs(UNARY.index(name))
-    y = getattr(cpu, name)(x)
+    y = _fused_reads(name, x)
     want = _formula(name)(g, x, y)
     saved = repdl.isa()
     try:
@@ -137,7 +143,7 @@ def test_fused_gradient_is_the_formula(name):
     finally:
         repdl.set_isa(saved)
     xt = x[: 96 * 85].reshape(85, 96).t()
-    yt = getattr(cpu, name)(xt)
+    yt = _fused_reads(name, xt)
     gt = g[:1].expand(96, 85)
     assert_bitwise_equal(cpu.unary_grad(name, gt, xt, yt), _formula(name)(gt, xt, yt), f"{name}, layouts")
 
@@ -159,6 +165,32 @@ def test_autograd_takes_the_fused_gradient_and_double_backward_the_formula(name)
     assert_bitwise_equal(fused, _formula(name)(g, x, fn(x)))
     (second,) = torch.autograd.grad(recorded.sum(), leaf2)
     assert second.shape == x.shape
+
+
+def test_silu_saves_sigmoid_for_its_backward():
+    """silu recording autograd computes sigmoid(x) in the same pass
+    (repdl::silu_and_sigmoid) and its backward reads it instead of
+    recomputing it: silu's forward bits and the formula's gradient, eagerly,
+    under the reference backend, through torch.func (grad, vmap) and for
+    a double backward."""
+    x, g = _gradient_inputs(11)
+    leaf = x.clone().requires_grad_()
+    y = repdl.silu(leaf)
+    assert "silu_and_sigmoid" in type(y.grad_fn).__name__
+    assert_bitwise_equal(y, cpu.silu(x))
+    (dx,) = torch.autograd.grad(y, leaf, g)
+    want = _formula("silu")(g, x, None)
+    assert_bitwise_equal(dx, want)
+    with repdl.backends.use("reference"):
+        leaf_ref = x.clone().requires_grad_()
+        (dx_ref,) = torch.autograd.grad(repdl.silu(leaf_ref), leaf_ref, g)
+    assert_bitwise_equal(dx_ref, want)
+    xs, gs = x[:64].reshape(8, 8), g[:64].reshape(8, 8)
+    per_row = torch.func.vmap(torch.func.grad(lambda r, gr: (repdl.silu(r) * gr).sum()))(xs, gs)
+    assert_bitwise_equal(per_row, _formula("silu")(gs, xs, None))
+    pair = torch.func.vmap(lambda r: E._silu_and_sigmoid(r))(xs)
+    assert_bitwise_equal(pair[0], cpu.silu(xs))
+    assert_bitwise_equal(pair[1], cpu.sigmoid(xs))
 
 
 # ---- cross_entropy's class-index rule ---------------------------------------------------------

@@ -33,6 +33,11 @@ void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   REPDL_ON_ROW(pow_int(x, p, y, n))
 }
 
+void silu_sigmoid(const float* x, float* y, float* s, int64_t n) {
+  IeeeFpGuard guard;
+  REPDL_ON_ROW(silu_sigmoid(x, y, s, n))
+}
+
 void eval64(Unary f, const float* x, double* y, int64_t n) {
   IeeeFpGuard guard;
   REPDL_ON_ROW(eval64(f, x, y, n))
@@ -55,6 +60,9 @@ UnaryFn unary(Unary f) { return kFns[static_cast<int>(f)]; }
 void unary_threaded(Unary f, const float* x, float* y, int64_t n) {
   const UnaryFn fn = unary(f);
   parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { fn(x + b, y + b, e - b); });
+}
+void silu_sigmoid_threaded(const float* x, float* y, float* s, int64_t n) {
+  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { silu_sigmoid(x + b, y + b, s + b, e - b); });
 }
 void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n) {
   parallel_ranges(n, threads_for(n, kGrain), [&](int64_t i, int64_t e) { pow_int(x + i, p, y + i, e - i); });

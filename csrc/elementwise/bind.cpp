@@ -85,6 +85,13 @@ PyObject* py_table(PyObject*, PyObject* arg) {
                        static_cast<Py_ssize_t>(t.count) * 8);
 }
 
+// cr_silu_sigmoid(x, y, s, n): silu into y and sigmoid into s, one pass.
+PyObject* py_silu_sigmoid(PyObject*, PyObject* args) {
+  return run_without_gil(args, 4, [](const std::vector<int64_t>& v) {
+    elementwise::silu_sigmoid_threaded(as_ptr<const float>(v[0]), as_ptr<float>(v[1]), as_ptr<float>(v[2]), v[3]);
+  });
+}
+
 // cr_softplus_param(x, bits_of_beta, bits_of_threshold, y, n)
 PyObject* py_softplus_param(PyObject*, PyObject* args) {
   return run_without_gil(args, 5, [](const std::vector<int64_t>& v) {
@@ -110,6 +117,7 @@ const PyMethodDef kMethods[] = {
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
     {"cr_unary_grad", py_unary_grad, METH_VARARGS, "The backward formula of a unary function (by index), fused."},
+    {"cr_silu_sigmoid", py_silu_sigmoid, METH_VARARGS, "silu and sigmoid of the same input in one pass."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},
     {"cr_pow_int", py_pow_int, METH_VARARGS, "x ** p for an integer p in the contract's multiplication order."},
     {"cr_softplus_param", py_softplus_param, METH_VARARGS, "softplus(x, beta, threshold): the contract's sequence."},

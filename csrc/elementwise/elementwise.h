@@ -79,6 +79,10 @@ UnaryFn unary(Unary f);
 
 // ---- threaded entry points (split over elements) ---------------------------
 void unary_threaded(Unary f, const float* x, float* y, int64_t n);
+// silu(x) into y and sigmoid(x) into s (the buffers must not overlap x):
+// what silu's forward computes when its backward will need sigmoid(x).
+void silu_sigmoid(const float* x, float* y, float* s, int64_t n);
+void silu_sigmoid_threaded(const float* x, float* y, float* s, int64_t n);
 void pow_int_threaded(const float* x, int64_t p, float* y, int64_t n);
 void softplus_param_threaded(const float* x, float beta, float threshold, float* y, int64_t n);
 void elu_param_threaded(const float* x, float alpha, float* y, int64_t n);

@@ -44,6 +44,11 @@ void run(const float* x, float* y, int64_t n, const CrTable& t) {
   }
 }
 
+void run_silu_sigmoid(const float* x, float* y, float* s, int64_t n) {
+  run<Silu>(x, y, n, table(Unary::silu));
+  run<Sigmoid>(x, s, n, table(Unary::sigmoid));
+}
+
 template <class S>
 void run64(const float* x, double* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {

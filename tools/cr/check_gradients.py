@@ -46,7 +46,7 @@ def check_chunk(name, start, count):
     xb = torch.arange(start, start + count, dtype=torch.int64)
     x = xb.to(torch.int32).view(torch.float32)
     g = gradients_of(xb)
-    y = getattr(cpu, name)(x)
+    y = getattr(cpu, E.FUSED_GRADIENT_READS.get(name, name))(x)  # silu's reads sigmoid(x)
     fused = cpu.unary_grad(name, g, x, y).view(torch.int32)
     want = torch.cat([formula(gp, xp, yp) for gp, xp, yp in zip(g.split(1 << 18), x.split(1 << 18),
                                                                  y.split(1 << 18))]).view(torch.int32)

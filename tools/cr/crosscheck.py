@@ -2,7 +2,9 @@
 """Bit-for-bit comparison of every implementation path of the correctly
 rounded functions over all 2^32 float32 inputs: the C++ AVX2 row against
 the C++ generic row, the C++ AVX-512 row (where the CPU has it) and the
-reference backend (pure PyTorch float64 + table).
+reference backend (pure PyTorch float64 + table).  silu_and_sigmoid (the
+kernel that computes both in one pass) is checked on every row, AVX2's
+included, against silu's and sigmoid's own AVX2 rows.
 
 This is the cheap companion of verify.py: verify.py proves one path
 correctly rounded against long double libm and MPFR (minutes per function
@@ -27,6 +29,9 @@ CHUNK = 1 << 24
 
 
 PATHS = ("generic", "avx512", "reference")
+# Kernels that compute several functions in one pass (backends' silu_and_sigmoid):
+# every row's outputs, the AVX2 row's included, against each function's own AVX2 row.
+TOGETHER = {"silu_and_sigmoid": ("silu", "sigmoid")}
 
 
 def _row(name, isa, x):
@@ -39,20 +44,29 @@ def _row(name, isa, x):
         repdl.set_isa("auto")
 
 
+def _outputs(y):
+    return y if isinstance(y, tuple) else (y,)
+
+
 def check_chunk(name, start, count, paths):
     """{path: (first differing inputs, how many differ from the AVX2 row)}."""
     from repdl.backends import reference as ref
     torch.set_num_threads(1)
     x = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32).view(torch.float32)
-    a = _row(name, "avx2", x).view(torch.int32)
+    parts = TOGETHER.get(name)
+    want = [_row(p, "avx2", x).view(torch.int32) for p in parts] if parts else [_row(name, "avx2", x).view(torch.int32)]
     xb = x.view(torch.int32)
     out = {}
     for path in paths:
         if path == "reference":
-            y = torch.cat([getattr(ref, name)(p) for p in x.split(1 << 18)])
+            pieces = [_outputs(getattr(ref, name)(p)) for p in x.split(1 << 18)]
+            ys = [torch.cat(k) for k in zip(*pieces)]
         else:
-            y = _row(name, path, x)
-        bad = (a != y.view(torch.int32)).nonzero().squeeze(1)
+            ys = _outputs(_row(name, path, x))
+        differs = torch.zeros(count, dtype=torch.bool)
+        for a, y in zip(want, ys):
+            differs |= a != y.view(torch.int32)
+        bad = differs.nonzero().squeeze(1)
         out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
     return out
 
@@ -76,7 +90,8 @@ def main():
     if "avx512" in paths and not _C.isa_supported("avx512"):
         sys.exit("crosscheck.py: this CPU has no AVX-512F, so the avx512 row cannot run here")
     failed = False
-    for name in args.names or list(_C.cr_unary_names()):
+    for name in args.names or [*_C.cr_unary_names(), *TOGETHER]:
+        paths = ["avx2", *args.paths.split(",")] if name in TOGETHER else args.paths.split(",")
         t0 = time.time()
         starts = list(range(0, 1 << 32, CHUNK))
         counts = dict.fromkeys(paths, 0)

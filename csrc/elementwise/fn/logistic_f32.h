@@ -42,14 +42,36 @@ struct LogisticF32 {
   }
 };
 
+// The rounding of each function from the pair y0 + low of 1 / (1 + e^-x)
+// (LogisticF32::reciprocal), with its hard lanes in *hard.
+inline F sigmoid_from(F x, F y0, F low, FM* hard) {
+  FM unproven;
+  const F y = round_proven(y0, low, &unproven);
+  *hard = fm_or(unproven, fm_not(f32_ge(x, f32_splat(-48.0f))));  // NaN: hard
+  return y;
+}
+
+inline F silu_from(F x, F q, F low, FM* hard) {
+  // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
+  const F ph = f32_mul(x, q);
+  const F pl = f32_fma(x, q, f32_neg(ph));
+  FM unproven;
+  const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
+  const F a = f32_abs(x);
+  const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
+                             fm_and(f32_ge(a, f32_splat(0x1p-64f)), f32_le(a, f32_splat(0x1.fffffep127f))));
+  *hard = fm_or(unproven, fm_not(in_range));
+  return y;
+}
+
 struct SigmoidF32 {
   LogisticF32 logistic;
 
   F eval(F x, uint32_t* hard) const {
     F low;
-    FM unproven;
-    const F y = round_proven(logistic.reciprocal(x, &low), low, &unproven);
-    *hard = fm_bits(fm_or(unproven, fm_not(f32_ge(x, f32_splat(-48.0f)))));  // NaN: hard
+    FM h;
+    const F y = sigmoid_from(x, logistic.reciprocal(x, &low), low, &h);
+    *hard = fm_bits(h);
     return y;
   }
 };
@@ -59,16 +81,25 @@ struct SiluF32 {
 
   F eval(F x, uint32_t* hard) const {
     F low;
-    const F q = logistic.reciprocal(x, &low);
-    // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
-    const F ph = f32_mul(x, q);
-    const F pl = f32_fma(x, q, f32_neg(ph));
-    FM unproven;
-    const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
-    const F a = f32_abs(x);
-    const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
-                               fm_and(f32_ge(a, f32_splat(0x1p-64f)), f32_le(a, f32_splat(0x1.fffffep127f))));
-    *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
+    FM h;
+    const F y = silu_from(x, logistic.reciprocal(x, &low), low, &h);
+    *hard = fm_bits(h);
     return y;
+  }
+};
+
+// silu and sigmoid from one quotient: silu's forward when its backward will
+// read sigmoid(x) (the rows' silu_sigmoid).  A lane is hard for both when it
+// is hard for either; each output is the single kernel's in every other lane.
+struct SiluSigmoidF32 {
+  LogisticF32 logistic;
+
+  std::array<F, 2> eval(F x, uint32_t* hard) const {
+    F low;
+    FM hy, hs;
+    const F q = logistic.reciprocal(x, &low);
+    const F y = silu_from(x, q, low, &hy), s = sigmoid_from(x, q, low, &hs);
+    *hard = fm_bits(fm_or(hy, hs));
+    return {y, s};
   }
 };

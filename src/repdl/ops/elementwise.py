@@ -16,6 +16,7 @@ and bool tensors are converted to torch's default dtype, which must be
 float32; float16, bfloat16, float64 and complex tensors raise TypeError.
 """
 import numbers
+from typing import Tuple
 
 import torch
 
@@ -50,13 +51,14 @@ def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
     op's Python-number parameters).  The unary functions proper (no impl
     given) also get their gradient as one primitive, which a backend may
     fuse (_fused_gradient); a double backward records `gradient` itself."""
-    fused = None
+    fused = reads = None
     if impl is None:
         def impl(x: Tensor) -> Tensor:
             return getattr(backends.for_tensor(x), name)(x)
 
         impl.__name__ = f"{name}_impl"
-        fused = _fused_gradient(name, gradient)
+        fused = _FUSED[name] = _fused_gradient(name, gradient)
+        reads = FUSED_GRADIENT_READS.get(name)
 
     def setup_context(ctx, inputs, output):
         ctx.params = inputs[1:]
@@ -65,7 +67,7 @@ def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         if fused is not None and not torch.is_grad_enabled():
-            return (fused(g, x, y),)
+            return (fused(g, x, y if reads is None else _OPS[reads](x)),)
         return (gradient(g, x, y, *ctx.params), *(None for _ in ctx.params))
 
     prim = _OPS[name] = Op(name, impl, fake, setup_context=setup_context, backward=backward,
@@ -88,6 +90,10 @@ def _fused_gradient(name: str, gradient):
 
 
 _OPS = {}  # name -> the primitive, for gradients that call one
+_FUSED = {}  # name -> its fused gradient's primitive
+# The fused gradient of `name` reads this function of x in y's place: its
+# formula needs that value, never y (grad_blocks.inc's silu_grad).
+FUSED_GRADIENT_READS = {"silu": "sigmoid"}
 
 
 def _unary(name: str, doc: str):
@@ -339,11 +345,42 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _softplus(x) if b == 1.0 and h == _SOFTPLUS_THRESHOLD else _softplus_param(x, b, h)
 
 
+# silu's gradient reads sigmoid(x), which costs as much again as silu
+# itself; both come from one quotient 1 / (1 + e**-x), so a forward that
+# records autograd computes the pair in one pass (backends' silu_and_sigmoid)
+# and saves sigmoid(x) for the backward, at the price of one more saved
+# tensor of x's size.  The bits are those of the two functions either way.
+def _silu_and_sigmoid_impl(x: Tensor) -> Tuple[Tensor, Tensor]:
+    return backends.for_tensor(x).silu_and_sigmoid(x)
+
+
+def _silu_and_sigmoid_setup(ctx, inputs, output):
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(inputs[0], output[1])
+
+
+def _silu_and_sigmoid_backward(ctx, g, _):
+    x, s = ctx.saved_tensors
+    if torch.is_grad_enabled():  # a double backward records the formula
+        return _silu_grad(g, x, None)
+    return _FUSED["silu"](g, x, s)
+
+
+def _silu_and_sigmoid_vmap(info, in_dims, x):
+    return _silu_and_sigmoid(x), (in_dims[0], in_dims[0])
+
+
+_silu_and_sigmoid = Op("silu_and_sigmoid", _silu_and_sigmoid_impl, lambda x: (torch.empty_like(x), torch.empty_like(x)),
+                       setup_context=_silu_and_sigmoid_setup, backward=_silu_and_sigmoid_backward,
+                       vmap=_silu_and_sigmoid_vmap)
+
+
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0)."""
     x = _checks.float32_input("silu", input)
     _inplace("silu", input, inplace)
-    return _result(input, _silu(x), inplace)
+    y = _silu_and_sigmoid(x)[0] if x.requires_grad and torch.is_grad_enabled() else _silu(x)
+    return _result(input, y, inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

@@ -8,7 +8,7 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
-           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param", "unary_grad"]
+           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param", "unary_grad"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 
@@ -42,7 +42,8 @@ def _unary(name):
 def unary_grad(name, g, x, y):
     """The contract's backward formula of the unary function `name` at input
     x, output y and output gradient g (ops.elementwise's _<name>_grad), in
-    one fused pass (csrc/elementwise/grad_blocks.inc, the active ISA's row): the same bits."""
+    one fused pass (csrc/elementwise/grad_blocks.inc, the active ISA's row): the same bits.
+    For silu, y is sigmoid(x) (its formula reads that, never silu(x))."""
     out = torch.empty_like(x)
     g, x, y = _like(g, out), _like(x, out), _like(y, out)
     _C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(), out.numel())
@@ -73,6 +74,15 @@ erf = _unary("erf")
 erfc = _unary("erfc")
 gelu = _unary("gelu")
 gelu_tanh = _unary("gelu_tanh")
+
+
+def silu_and_sigmoid(x):
+    """(silu(x), sigmoid(x)) from one evaluation of 1 / (1 + e**-x) per
+    element: silu's forward when its backward will read sigmoid(x)."""
+    x, y = _dense(x)
+    s = torch.empty_like(y)
+    _C.cr_silu_sigmoid(x.data_ptr(), y.data_ptr(), s.data_ptr(), y.numel())
+    return y, s
 
 
 def pow_int(x, p: int):

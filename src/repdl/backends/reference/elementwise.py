@@ -23,7 +23,7 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
-           "softplus", "silu", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
+           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
 
 _f64 = _exact.f64
 
@@ -338,6 +338,11 @@ def softplus(x):
 def silu(x):
     """fl32(x / (1 + e**-x)), one rounding; -0 at -inf."""
     return _cr("silu", x)
+
+
+def silu_and_sigmoid(x):
+    """(silu(x), sigmoid(x)): the pair silu's recorded forward saves."""
+    return silu(x), sigmoid(x)
 
 
 def mish(x):
