@@ -8,7 +8,8 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
-           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param", "unary_grad"]
+           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param",
+           "unary_grad"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
 

@@ -23,7 +23,8 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "sin", "cos", "pow_int",
            "tanh", "sigmoid", "logsigmoid",
            "erf", "erfc", "gelu", "gelu_tanh",
-           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param", "celu_param"]
+           "softplus", "silu", "silu_and_sigmoid", "mish", "elu", "selu", "softplus_param", "elu_param",
+           "celu_param"]
 
 _f64 = _exact.f64
 
