@@ -319,33 +319,27 @@ def test_float32_path_hard_lanes(name):
         repdl.set_isa(saved)
 
 
-def test_silu_and_sigmoid_in_one_pass():
+def test_silu_and_sigmoid_in_one_pass(isa):
     """silu's recorded forward (backends' silu_and_sigmoid: both from one
     quotient, a lane hard for either settled for both) gives silu's and
     sigmoid's bits: against MPFR on both functions' fast-path edges and
-    hard-case tables, on every row, at offsets that shift the chunks, with
+    hard-case tables, on each row, at offsets that shift the chunks, with
     flush-to-zero on, and in strided layouts against the reference."""
     xbits = _float32_path_inputs("silu")
     xbits[500:500 + 64] = _float32_path_inputs("sigmoid")[300:300 + 64]
     want_y, want_s = expected("silu", xbits), expected("sigmoid", xbits)
     x = f32(xbits)
-    saved = repdl.isa()
-    try:
-        for isa in ROWS:
-            repdl.set_isa(isa)
-            for off in (0, 1, 15):
-                y, s = cpu_backend.silu_and_sigmoid(x[off:])
-                _report("silu", xbits[off:], u32(y), want_y[off:], f"{isa} row, with sigmoid, offset {off}")
-                _report("sigmoid", xbits[off:], u32(s), want_s[off:], f"{isa} row, with silu, offset {off}")
-            if torch.set_flush_denormal(True):
-                try:
-                    y, s = cpu_backend.silu_and_sigmoid(x)
-                finally:
-                    torch.set_flush_denormal(False)
-                _report("silu", xbits, u32(y), want_y, f"{isa} row, with sigmoid, flush-to-zero")
-                _report("sigmoid", xbits, u32(s), want_s, f"{isa} row, with silu, flush-to-zero")
-    finally:
-        repdl.set_isa(saved)
+    for off in (0, 1, 15):
+        y, s = cpu_backend.silu_and_sigmoid(x[off:])
+        _report("silu", xbits[off:], u32(y), want_y[off:], f"{isa} row, with sigmoid, offset {off}")
+        _report("sigmoid", xbits[off:], u32(s), want_s[off:], f"{isa} row, with silu, offset {off}")
+    if torch.set_flush_denormal(True):
+        try:
+            y, s = cpu_backend.silu_and_sigmoid(x)
+        finally:
+            torch.set_flush_denormal(False)
+        _report("silu", xbits, u32(y), want_y, f"{isa} row, with sigmoid, flush-to-zero")
+        _report("sigmoid", xbits, u32(s), want_s, f"{isa} row, with silu, flush-to-zero")
     for name, view in layouts(x[:97 * 61].reshape(97, 61)):
         for got, want in zip(cpu_backend.silu_and_sigmoid(view), ref.silu_and_sigmoid(view)):
             assert got.shape == view.shape
