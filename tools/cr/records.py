@@ -45,7 +45,10 @@ def verify_row(r):
     return f"| {r['function']} | {r['date']} | {inputs} | {paths} | {mism} | {r['mpfr_settled']} | {err} | {_minutes(r)} |"
 
 
-_PATH_NAMES = {"generic": "generic row", "avx512": "AVX-512 row", "reference": "reference"}
+# avx2: the AVX2 row of a kernel that computes several functions together,
+# against each function's own AVX2 row (crosscheck.py's TOGETHER).
+_PATH_NAMES = {"avx2": "AVX2 row (together)", "generic": "generic row", "avx512": "AVX-512 row",
+               "reference": "reference"}
 
 
 def crosscheck_table(records):
