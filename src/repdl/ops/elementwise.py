@@ -376,7 +376,9 @@ _silu_and_sigmoid = Op("silu_and_sigmoid", _silu_and_sigmoid_impl, lambda x: (to
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0)."""
+    """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0).
+    Recording autograd, it computes sigmoid(x) in the same pass and saves it
+    beside x for the backward (one more tensor of x's size)."""
     x = _checks.float32_input("silu", input)
     _inplace("silu", input, inplace)
     y = _silu_and_sigmoid(x)[0] if x.requires_grad and torch.is_grad_enabled() else _silu(x)
