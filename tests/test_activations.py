@@ -177,6 +177,53 @@ def test_inplace(name):
     assert_bitwise_equal(fn(torch.arange(4)), fn(torch.arange(4).float()))
 
 
+# torch.nn.functional's activations that take inplace=, as RepDL runs them.
+INPLACE = {
+    **{name: (lambda f: lambda t, inplace: f(t, inplace=inplace))(getattr(repdl.nn.functional, name))
+       for name in ("relu", "relu6", "hardtanh", "leaky_relu", "hardsigmoid", "hardswish", "silu", "mish", "elu",
+                    "selu", "celu")},
+    **{name: (lambda f: lambda t, inplace: f(t, 0.5, True, inplace, generator=repdl.random.Generator(3)))(
+        getattr(repdl.random, name)) for name in ("dropout", "dropout2d")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_on_a_computed_tensor_records_autograd(name):
+    """An in-place activation of a tensor the graph computed (conv, then
+    ReLU(inplace=True): the layout of most vision models) writes its result
+    into that tensor and backpropagates through it with the out-of-place
+    call's bits: it computes from a clone that the copy leaves alone
+    (ops._in_place), where the saved input used to be overwritten."""
+    fn = INPLACE[name]
+    x = repdl.random.randn(2, 3, 4, 5, generator=repdl.random.Generator(7)) * 3
+    g = repdl.random.randn(2, 3, 4, 5, generator=repdl.random.Generator(8))
+    leaf = x.clone().requires_grad_()
+    computed = repdl.mul(leaf, 1.0)
+    out = fn(computed, True)
+    assert out is computed
+    (dx,) = torch.autograd.grad(out, leaf, g)
+    leaf2 = x.clone().requires_grad_()
+    y = fn(leaf2, False)
+    (want,) = torch.autograd.grad(y, leaf2, g)
+    assert_bitwise_equal(out, y)
+    assert_bitwise_equal(dx, want)
+
+
+def test_inplace_relu_trains_under_the_dropin_mode():
+    """torch.nn.ReLU(inplace=True) inside a model, under repdl.reproducible():
+    the backward runs and gives ReLU()'s gradient bits."""
+    def grads(inplace):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(inplace=inplace), torch.nn.Linear(5, 1))
+        x = repdl.random.randn(4, 6, generator=repdl.random.Generator(2))
+        with repdl.reproducible():
+            model(x).sum().backward()
+        return [p.grad for p in model.parameters()]
+
+    for a, b in zip(grads(True), grads(False)):
+        assert_bitwise_equal(a, b)
+
+
 def test_parameter_checks():
     x = torch.randn(8)
     with pytest.raises(RuntimeError, match="alpha cannot be 0"):

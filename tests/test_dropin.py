@@ -163,6 +163,35 @@ def test_in_place_ops_are_repdls_op_then_a_copy_with_torchs_dtype_rule():
     assert_bitwise_equal(got, repdl.mul(repdl.add(x, y), 3.0))
 
 
+def test_in_place_ops_on_recorded_tensors_backpropagate_with_the_out_of_place_bits():
+    """x *= c, x.mul_(x) and the like on a tensor the graph computed: the
+    op runs on a clone, so what its backward saved is not overwritten (with
+    a plain copy_, the backward raised 'modified by an inplace operation',
+    where torch's own x *= c works), and the gradients are the bits of the
+    same ops written out of place, signed zeros included."""
+    a0 = pattern(5, 7, salt=4) * 4
+    c0 = pattern(5, 7, salt=5) * 4
+    c0[0, :3] = torch.tensor([0.0, -0.0, 0.0])
+
+    def grads(in_place):
+        a, c = a0.clone().requires_grad_(), c0.clone().requires_grad_()
+        with repdl.reproducible():
+            b = a * 1.0
+            if in_place:
+                b *= c
+                b.mul_(b)
+                b += a
+                b.sub_(c)
+                b.relu_()
+            else:
+                t = b * c
+                b = torch.relu((t * t + a) - c)
+            return (b.detach(), *torch.autograd.grad(b, (a, c), pattern(5, 7, salt=6)))
+
+    for got, want in zip(grads(True), grads(False)):
+        assert_bitwise_equal(got, want)
+
+
 def test_python_number_to_a_tensor_power_is_the_contracts_exp2_graph():
     x = pattern(64, salt=4)
     with repdl.reproducible():

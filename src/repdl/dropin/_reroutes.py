@@ -19,6 +19,7 @@ from .. import ops
 from .. import random as _random
 from .._scalar import fl32
 from ..ops import _grad
+from ..ops._in_place import inplace_source, write_inplace
 from ..random import init as _init
 
 Tensor = torch.Tensor
@@ -46,14 +47,16 @@ _GENERATORS = weakref.WeakKeyDictionary()  # torch.Generator -> (seed, repdl Gen
 # ---- arithmetic ---------------------------------------------------------------
 
 def in_place(op):
-    """``x.op_(...)``: x's storage receives RepDL's result (a copy_, which
-    autograd records as torch's in-place ops are recorded)."""
+    """``x.op_(...)``: x's storage receives RepDL's result, computed from a
+    clone of x when autograd records (the op may save x for its backward;
+    ops._in_place has the why and how of the write)."""
 
     def method(self, *args, **kwargs):
-        result = op(self, *args, **kwargs)
+        source = inplace_source(self, True)
+        result = op(source, *(source if a is self else a for a in args), **kwargs)
         if result.dtype != self.dtype:  # torch's rule: an in-place op keeps the tensor's dtype
             raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output type {self.dtype}")
-        return self.copy_(result)
+        return write_inplace(self, result, True)
 
     method.__name__ = f"{op.__name__}_"
     return method

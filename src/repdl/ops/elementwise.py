@@ -23,6 +23,7 @@ import torch
 from .. import _checks, backends
 from .._library import Op
 from .._scalar import fl32, float_of_bits
+from ._in_place import inplace_source, write_inplace
 from . import _prims as P
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
@@ -300,13 +301,12 @@ def _param(op: str, name: str, v) -> float:
     return fl32(v)
 
 
-def _inplace(op: str, input: Tensor, inplace: bool) -> None:
+def _activation_input(op: str, input: Tensor, inplace: bool) -> Tensor:
+    """The float32 tensor the activation `op` computes from (ops._in_place)."""
+    x = _checks.float32_input(op, input)
     if inplace and input.dtype != torch.float32:  # an integer input cannot hold the result
         raise RuntimeError(f"repdl.{op}: inplace=True needs a float32 input tensor ({_checks.UNSUPPORTED})")
-
-
-def _result(input, y, inplace: bool):
-    return input.copy_(y) if inplace else y
+    return inplace_source(x, inplace)
 
 
 def _softplus_param_impl(x: Tensor, beta: float, threshold: float) -> Tensor:
@@ -379,17 +379,15 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.silu: fl32(x / (1 + e**-x)), one rounding (silu(-inf) = -0).
     Recording autograd, it computes sigmoid(x) in the same pass and saves it
     beside x for the backward (one more tensor of x's size)."""
-    x = _checks.float32_input("silu", input)
-    _inplace("silu", input, inplace)
+    x = _activation_input("silu", input, inplace)
     y = _silu_and_sigmoid(x)[0] if x.requires_grad and torch.is_grad_enabled() else _silu(x)
-    return _result(input, y, inplace)
+    return write_inplace(input, y, inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.mish: fl32(x tanh(ln(1 + e**x))), one rounding (mish(-inf) = -0)."""
-    x = _checks.float32_input("mish", input)
-    _inplace("mish", input, inplace)
-    return _result(input, _mish(x), inplace)
+    x = _activation_input("mish", input, inplace)
+    return write_inplace(input, _mish(x), inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -397,19 +395,17 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     fl32(alpha) and expm1 correctly rounded; for alpha = 1 that is the
     correctly rounded elu."""
     a = _param("elu", "alpha", alpha)
-    x = _checks.float32_input("elu", input)
-    _inplace("elu", input, inplace)
+    x = _activation_input("elu", input, inplace)
     y = _elu(x) if a == 1.0 else _elu_param(x, a)
-    return _result(input, y, inplace)
+    return write_inplace(input, y, inplace)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """torch.nn.functional.selu: fl32(S x) for x > 0, else fl32(S A (e**x - 1)),
     with the float32 constants S = fl32(1.0507009873554804934193349852946) and
     A = fl32(1.6732632423543772848170429916717); correctly rounded."""
-    x = _checks.float32_input("selu", input)
-    _inplace("selu", input, inplace)
-    return _result(input, _selu(x), inplace)
+    x = _activation_input("selu", input, inplace)
+    return write_inplace(input, _selu(x), inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -419,10 +415,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     a = _param("celu", "alpha", alpha)
     if a == 0.0:
         raise RuntimeError("repdl.celu: ZeroDivisionError: alpha cannot be 0 for CELU")
-    x = _checks.float32_input("celu", input)
-    _inplace("celu", input, inplace)
+    x = _activation_input("celu", input, inplace)
     y = _elu(x) if a == 1.0 else _celu_param(x, a)
-    return _result(input, y, inplace)
+    return write_inplace(input, y, inplace)
 
 
 # ---- the erf family and gelu (docs/CONTRACT.md section 6) --------------------------------------

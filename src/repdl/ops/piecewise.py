@@ -19,6 +19,7 @@ from .. import _checks, backends
 from .._library import Op
 from .._scalar import fl32
 from . import _prims as P
+from ._in_place import inplace_source, write_inplace
 
 __all__ = ["clamp", "relu", "relu6", "hardtanh", "leaky_relu", "prelu", "hardsigmoid", "hardswish", "abs", "sign"]
 
@@ -76,10 +77,6 @@ def _number(op, name, v):
     return fl32(v)
 
 
-def _inplace(input, y, inplace):
-    return input.copy_(y) if inplace else y
-
-
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """torch.clamp with number bounds: fl32(min) where x < min, then fl32(max)
     where above max, else x.  Gradient: g where min <= x <= max."""
@@ -94,12 +91,14 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """+0.0 where x < 0, else x (relu(-0.0) = -0.0, as torch).  Gradient: g where x > 0."""
-    return _inplace(input, _clamp(_checks.float32_input("relu", input), 0.0, math.inf, False), inplace)
+    x = inplace_source(_checks.float32_input("relu", input), inplace)
+    return write_inplace(input, _clamp(x, 0.0, math.inf, False), inplace)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """hardtanh(x, 0, 6)."""
-    return _inplace(input, _clamp(_checks.float32_input("relu6", input), 0.0, 6.0, False), inplace)
+    x = inplace_source(_checks.float32_input("relu6", input), inplace)
+    return write_inplace(input, _clamp(x, 0.0, 6.0, False), inplace)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -107,14 +106,15 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     lo, hi = _number("hardtanh", "min_val", min_val), _number("hardtanh", "max_val", max_val)
     if lo > hi:
         raise ValueError(f"repdl.hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
-    return _inplace(input, _clamp(_checks.float32_input("hardtanh", input), lo, hi, False), inplace)
+    x = inplace_source(_checks.float32_input("hardtanh", input), inplace)
+    return write_inplace(input, _clamp(x, lo, hi, False), inplace)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else x * fl32(negative_slope) (one rounding)."""
     s = _number("leaky_relu", "negative_slope", negative_slope)
-    x = _checks.float32_input("leaky_relu", input)
-    return _inplace(input, torch.where(P.positive(x), x, P.mul(x, s)), inplace)
+    x = inplace_source(_checks.float32_input("leaky_relu", input), inplace)
+    return write_inplace(input, torch.where(P.positive(x), x, P.mul(x, s)), inplace)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -135,14 +135,14 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: one addition, the clamp, one division."""
-    x = _checks.float32_input("hardsigmoid", input)
-    return _inplace(input, P.div(_clamp(P.add(x, 3.0), 0.0, 6.0, False), 6.0), inplace)
+    x = inplace_source(_checks.float32_input("hardsigmoid", input), inplace)
+    return write_inplace(input, P.div(_clamp(P.add(x, 3.0), 0.0, 6.0, False), 6.0), inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """(x * relu6(x + 3)) / 6: one addition, the clamp, one product, one division."""
-    x = _checks.float32_input("hardswish", input)
-    return _inplace(input, P.div(P.mul(x, _clamp(P.add(x, 3.0), 0.0, 6.0, False)), 6.0), inplace)
+    x = inplace_source(_checks.float32_input("hardswish", input), inplace)
+    return write_inplace(input, P.div(P.mul(x, _clamp(P.add(x, 3.0), 0.0, 6.0, False)), 6.0), inplace)
 
 
 def _sign_of(x):

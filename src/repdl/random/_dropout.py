@@ -12,6 +12,7 @@ regenerates the same mask from the saved (seed, offset): grad_x = grad_y *
 import torch
 
 from ..ops import _prims
+from ..ops._in_place import inplace_source, write_inplace
 from . import _args
 from ._draws import threshold, _probability
 
@@ -70,11 +71,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     seed, offset = g._reserve(_args.blocks(n, 4))
     if p == 0.0 or n == 0:
         return input  # x * 1.0 is x: nothing to compute, but the blocks are spent
-    y = _masked(input, seed, offset, threshold(p), scale(p))
-    if inplace:
-        input.copy_(y)
-        return input
-    return y
+    return write_inplace(input, _masked(inplace_source(input, inplace), seed, offset, threshold(p), scale(p)), inplace)
 
 
 def dropout_mask(size, p=0.5, *, generator=None, device=None):
@@ -102,11 +99,8 @@ def _feature_dropout(op, nd, input, p, training, inplace, generator):
     channels = input.shape[:input.dim() - nd]
     scale_per_channel = dropout(torch.ones(channels, dtype=torch.float32, device=input.device), p, True,
                                 generator=generator)
-    y = _prims.mul(input, scale_per_channel.reshape(*channels, *([1] * nd)))
-    if inplace:
-        input.copy_(y)
-        return input
-    return y
+    y = _prims.mul(inplace_source(input, inplace), scale_per_channel.reshape(*channels, *([1] * nd)))
+    return write_inplace(input, y, inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
