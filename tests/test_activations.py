@@ -178,13 +178,12 @@ def test_inplace(name):
 
 
 # torch.nn.functional's activations that take inplace=, as RepDL runs them.
-INPLACE = {
-    **{name: (lambda f: lambda t, inplace: f(t, inplace=inplace))(getattr(repdl.nn.functional, name))
-       for name in ("relu", "relu6", "hardtanh", "leaky_relu", "hardsigmoid", "hardswish", "silu", "mish", "elu",
-                    "selu", "celu")},
-    **{name: (lambda f: lambda t, inplace: f(t, 0.5, True, inplace, generator=repdl.random.Generator(3)))(
-        getattr(repdl.random, name)) for name in ("dropout", "dropout2d")},
-}
+INPLACE = {name: lambda t, inplace, f=getattr(repdl.nn.functional, name): f(t, inplace=inplace)
+           for name in ("relu", "relu6", "hardtanh", "leaky_relu", "hardsigmoid", "hardswish", "silu", "mish",
+                        "elu", "selu", "celu")}
+INPLACE.update({name: lambda t, inplace, f=getattr(repdl.random, name): f(t, 0.5, True, inplace,
+                                                                          generator=repdl.random.Generator(3))
+                for name in ("dropout", "dropout2d")})
 
 
 @pytest.mark.parametrize("name", sorted(INPLACE))

@@ -53,8 +53,7 @@ def check_chunk(name, start, count, paths):
     from repdl.backends import reference as ref
     torch.set_num_threads(1)
     x = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32).view(torch.float32)
-    parts = TOGETHER.get(name)
-    want = [_row(p, "avx2", x).view(torch.int32) for p in parts] if parts else [_row(name, "avx2", x).view(torch.int32)]
+    want = [_row(part, "avx2", x).view(torch.int32) for part in TOGETHER.get(name, (name,))]
     xb = x.view(torch.int32)
     out = {}
     for path in paths:
