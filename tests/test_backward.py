@@ -290,3 +290,22 @@ def test_tensor_escaped_from_a_transform_records_like_a_plain_one():
     w = pattern(5, salt=4).requires_grad_()
     repdl.mul(kept[0], w).sum().backward()
     assert_bitwise_equal(w.grad, x)
+
+
+def test_every_primitive_routes_on_its_tensor_arguments():
+    """Op.__call__ looks only at the positions its impl annotates Tensor or
+    Optional[Tensor]; they must be exactly its schema's tensor arguments, or
+    a tensor that requires grad in an unlisted position would be computed
+    without recording autograd."""
+    import gc
+
+    from repdl._library import Op
+
+    ops = [o for o in gc.get_objects() if isinstance(o, Op)]
+    assert len(ops) > 50
+    optional_tensor = torch._C.OptionalType(torch._C.TensorType.get())
+    for op in ops:
+        schema = op.custom._opoverload._schema
+        expected = tuple(i for i, a in enumerate(schema.arguments) if a.type.isSubtypeOf(optional_tensor))
+        assert op._tensor_args == expected, op.name
+

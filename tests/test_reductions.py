@@ -36,6 +36,24 @@ def test_sum_and_sqdev_match_reference(shape, gen, isa):
             assert_bitwise_equal(cpu.sqdev(xv, m, dims, False), ref.sqdev(xv, m, dims, False), f"sqdev {name} {dims}")
 
 
+@pytest.mark.parametrize("shape", SHAPES + [(0, 3)], ids=str)
+def test_mean_is_the_sum_and_one_division(shape, gen):
+    """repdl::mean is one node (the sum and its division, without a second
+    node's routing); forward and backward, its bits are the contract's
+    composition: the sequential sum, then one division by fl32(n)."""
+    x = sprinkle(wide(*shape, gen=gen), SPECIALS, gen, 0.05)
+    for dims in [None, *dim_choices(len(shape))]:
+        n = x.numel() if dims is None else math.prod(shape[d] for d in dims)
+        for keepdim in (False, True):
+            a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+            y = repdl.mean(a, dims, keepdim) if dims is not None else repdl.mean(a)
+            z = repdl.div(repdl.sum(b, dims, keepdim) if dims is not None else repdl.sum(b), n)
+            assert_bitwise_equal(y, z, f"{dims} keepdim={keepdim}")
+            g = sprinkle(wide(y.numel() + 1, gen=gen), SPECIALS, gen, 0.2)[:y.numel()].reshape(y.shape)
+            (ga,), (gb,) = torch.autograd.grad(y, a, g), torch.autograd.grad(z, b, g)
+            assert_bitwise_equal(ga, gb, f"gradient {dims} keepdim={keepdim}")
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_extremum_matches_reference(shape, gen, isa):
     x = sprinkle(torch.randint(-3, 4, shape, generator=gen).float(), [0.0, -0.0, float("nan")], gen, 0.2)

@@ -9,6 +9,11 @@ import torch
 
 from ... import _C
 from ..._checks import broadcast_shape
+
+# The op layer has checked that the operands broadcast (and the backend runs
+# on real tensors, never traced shapes), so the binary ops call ATen's rule
+# directly, without broadcast_shape's test for tracing.
+_infer_size = torch._C._infer_size
 from ..._scalar import bits32
 from .outputs import row_major, row_major_like
 
@@ -31,7 +36,7 @@ def binary(op, a, b):
         out = torch.empty_like(a)  # a's own strides are row-major (and cheaper to pass than a format)
         _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 1, out.numel(), 1, 1)
         return out
-    shape = broadcast_shape("binary", a.shape, b.shape)
+    shape = _infer_size(a.shape, b.shape)
     out = row_major(shape)
     _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
               *strides_over(a, shape), *strides_over(b, shape))

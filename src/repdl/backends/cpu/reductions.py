@@ -24,7 +24,7 @@ def sum(x, dims, keepdim, *, order):
         return _empty_result(x, dims, keepdim)
     v = reduction_view(x, dims)
     out = row_major(v.out_shape)
-    _C.sum(*v.args(), out.data_ptr(), _ORDER_CODE[order])
+    _C.sum(*v.args, out.data_ptr(), _ORDER_CODE[order])
     return _shaped(out, x, dims, keepdim)
 
 
@@ -35,7 +35,7 @@ def sqdev(x, mean, dims, keepdim):
     v = reduction_view(x, dims)
     mean = mean.reshape(v.out_shape).contiguous()
     out = row_major(v.out_shape)
-    _C.sqdev(*v.args(), mean.data_ptr(), out.data_ptr())
+    _C.sqdev(*v.args, mean.data_ptr(), out.data_ptr())
     return _shaped(out, x, dims, keepdim)
 
 
@@ -49,7 +49,7 @@ def sumprod(a, b, dims, keepdim):
     if v.perm is not None:  # the view permuted a copy of a: lay b out the same way
         b = b.permute(*v.perm).contiguous()
     out = row_major(v.out_shape)
-    _C.sumprod(*v.args(), b.data_ptr(), out.data_ptr())
+    _C.sumprod(*v.args, b.data_ptr(), out.data_ptr())
     return _shaped(out, a, dims, keepdim)
 
 
@@ -61,7 +61,7 @@ def extremum(x, dim, keepdim, *, largest):
     values = row_major(kept)
     indices = row_major(kept, torch.int64)
     if v is not None:
-        _C.extremum(*v.args(), values.data_ptr(), indices.data_ptr(), 0 if largest else 1)
+        _C.extremum(*v.args, values.data_ptr(), indices.data_ptr(), 0 if largest else 1)
     return _shaped(values, x, dims, keepdim), _shaped(indices, x, dims, keepdim)
 
 

@@ -13,7 +13,7 @@ def softmax(x, dim, *, log):
         return torch.empty_like(x)
     v = reduction_view(dense_like(x), (dim,))
     y = torch.empty_like(v.x)  # v.x is dense: its own strides
-    _C.softmax(*v.args(), y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
+    _C.softmax(*v.args, y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
     if v.perm is not None:  # computed on a permuted copy
         y = y.permute(*sorted(range(x.dim()), key=v.perm.__getitem__))
     return y
@@ -30,7 +30,7 @@ def softmax_backward(g, y, dim, *, log):
     if v.perm is not None:  # the view permuted a copy of y: lay g out the same way
         g = g.permute(*v.perm).contiguous()
     dx = torch.empty_like(v.x)
-    _C.softmax_backward(*v.args(), g.data_ptr(), dx.data_ptr(), log)
+    _C.softmax_backward(*v.args, g.data_ptr(), dx.data_ptr(), log)
     if v.perm is not None:
         dx = dx.permute(*sorted(range(y.dim()), key=v.perm.__getitem__))
     return dx
@@ -55,7 +55,7 @@ def logsumexp(x, dims, keepdim):
     else:
         v = reduction_view(x, dims)
         out = row_major(v.out_shape)
-        _C.softmax(*v.args(), out.data_ptr(), _KIND["logsumexp"])
+        _C.softmax(*v.args, out.data_ptr(), _KIND["logsumexp"])
     if keepdim:
         out = out.reshape(tuple(1 if d in dims else s for d, s in enumerate(x.shape)))
     return out
