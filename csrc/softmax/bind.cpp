@@ -4,12 +4,12 @@
 namespace repdl {
 namespace {
 
-// softmax(x, P1, s1, P0, s0, R, sr, y, kind)  kind: 0 softmax, 1 log_softmax, 2 logsumexp
+// softmax(x, P1, s1, P0, s0, R, sr, y, kind)  kind: 0 softmax, 1 log_softmax, 2 logsumexp, 3 log_softmax_stats
 PyObject* py_softmax(PyObject*, PyObject* args) {
   if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 9) {
     const long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 8));
-    if (kind < 0 || kind > 2) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "softmax: kind must be 0, 1 or 2");
+    if (kind < 0 || kind > 3) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "softmax: kind must be 0, 1, 2 or 3");
       return nullptr;
     }
   }
@@ -27,19 +27,21 @@ PyObject* py_softmax_backward(PyObject*, PyObject* args) {
   });
 }
 
-// log_softmax_onehot_backward(y, P, R, index, value, dx): dense rows, int64 index, float value per row
+// log_softmax_onehot_backward(x, stats, P, R, index, value, dx): dense rows, their log_softmax_stats,
+// int64 index, float value per row
 PyObject* py_onehot_backward(PyObject*, PyObject* args) {
-  return run_without_gil(args, 6, [](const std::vector<int64_t>& v) {
-    softmax::onehot_backward(as_ptr<const float>(v[0]), v[1], v[2], as_ptr<const int64_t>(v[3]),
-                             as_ptr<const float>(v[4]), as_ptr<float>(v[5]));
+  return run_without_gil(args, 7, [](const std::vector<int64_t>& v) {
+    softmax::onehot_backward(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), v[2], v[3],
+                             as_ptr<const int64_t>(v[4]), as_ptr<const float>(v[5]), as_ptr<float>(v[6]));
   });
 }
 
 const PyMethodDef kMethods[] = {
     {"log_softmax_onehot_backward", py_onehot_backward, METH_VARARGS,
-     "log_softmax's gradient from a one-hot output gradient (value[p] at index[p] of each dense row)."},
+     "log_softmax's gradient from a one-hot output gradient (value[p] at index[p] of each dense row), "
+     "from the input and its log_softmax stats."},
     {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
-    {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp along a view's lines."},
+    {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -51,7 +51,8 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   });
 }
 
-void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index, const float* value, float* dx) {
+void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
+                     const float* value, float* dx) {
   if (P == 0 || R == 0) return;
   const auto rows_kernel = active_lines().onehot_backward_rows;
   // Groups of rows whose exponentials stay in L1 or L2 until the subtraction rewrites them.
@@ -61,7 +62,7 @@ void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index,
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      rows_kernel(y, R, index, value, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+      rows_kernel(x, stats, P, R, index, value, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
     }
   });
 }

@@ -9,10 +9,14 @@
 namespace repdl {
 namespace softmax {
 
-enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2 };
+enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2, log_softmax_stats = 3 };
 
 // Kind softmax / log_softmax: `y` is the base of an output with x's strides.
-// Kind logsumexp: `y` holds P1*P0 floats.
+// Kind logsumexp: `y` holds P1*P0 floats.  Kind log_softmax_stats: `y`
+// holds 2*P1*P0 floats, per line its m (the contract's max) and log(s): the
+// line's log_softmax is then fl(fl(x - m) - log(s)) element by element, so
+// a caller that needs a few log-probabilities (cross_entropy's picks) or
+// needs them later (its backward) keeps two floats per line, not the line.
 void run(const reduce::View& v, Kind kind, float* y);
 
 // The gradient of softmax (log: log_softmax) from its output y (the view's
@@ -22,10 +26,12 @@ void run(const reduce::View& v, Kind kind, float* y);
 void backward(const reduce::View& v, bool log, const float* g, float* dx);
 
 // log_softmax's gradient when g is +0.0 but for value[p] at class index[p]
-// (0 <= index[p] < R) of each of the P dense rows y[p*R .. p*R + R): the
-// bits of backward(..., log = true, g) with that g, which is never formed.
-// dx is dense, P x R.
-void onehot_backward(const float* y, int64_t P, int64_t R, const int64_t* index, const float* value, float* dx);
+// (0 <= index[p] < R) of each of the P dense rows x[p*R .. p*R + R), from
+// the input x and its log_softmax_stats (2 floats per row): the bits of
+// backward(..., log = true, g) on y = log_softmax(x) with that g, neither
+// of which is formed.  dx is dense, P x R.
+void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
+                     const float* value, float* dx);
 
 // Lines go in groups of up to kGroup, one sequential chain per vector lane
 // of the reduction kernels.  (Sixteen, two chains of eight interleaved,
@@ -39,12 +45,12 @@ constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 // The line kernels, one table per instruction set (softmax_<isa>.cpp, each
 // the text of lines.inc compiled for it): a group of lines p0 ..
 // p0+count-1 (count <= kGroup) forward and backward, and dense rows p0 ..
-// p0+count-1 of onehot_backward.
+// p0+count-1 of the P rows of onehot_backward.
 struct LineKernels {
   void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
   void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
-  void (*onehot_backward_rows)(const float* y, int64_t R, const int64_t* index, const float* value, float* dx,
-                               int64_t p0, int count);
+  void (*onehot_backward_rows)(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
+                               const float* value, float* dx, int64_t p0, int count);
 };
 extern const LineKernels kGenericLines;
 extern const LineKernels kAvx2Lines;    // x86 only

@@ -10,7 +10,7 @@ import torch
 from .. import _checks, backends
 from .._library import Op, _functorch_active
 from .._scalar import fl32
-from .arith import add, div, mul, neg
+from .arith import add, div, mul, neg, sub
 from .linalg import matmul
 from .reductions import sum as _sum
 from .softmax import log_softmax, log_softmax_backward
@@ -74,23 +74,27 @@ _class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context
                  backward=_class_pick_backward)
 
 
-def _sample_nll(lsm, target, ignore_index, valid):
-    """nll[n] = -lsm[n, target[n]], +0.0 where the sample is ignored."""
-    return torch.where(valid, neg(_class_pick(lsm, target, ignore_index)), _zero(lsm))
+def _masked_nll(picked, valid):
+    """nll[n] = -picked[n] (the log-probability of sample n's class), +0.0
+    where the sample is ignored."""
+    return torch.where(valid, neg(picked), _zero(picked))
 
 
-def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
-    """The class-index loss without weight or smoothing (the common case) as
-    one primitive, composed of the same primitives as the general rule:
-    nll[n] = -lsm[n, target[n]], +0.0 where ignored, then kept ('none'),
-    seqsum'd ('sum') or seqsum'd and divided by fl32(valid count) ('mean').
-    One autograd node instead of six (pick, neg, where, sum, count, div)."""
-    valid = target != ignore_index
-    nll = _sample_nll(lsm, target, ignore_index, valid)
+def _reduced_nll(picked, valid, reduction):
+    """The masked nll kept ('none'), seqsum'd ('sum') or seqsum'd and
+    divided by fl32(valid count) ('mean')."""
+    nll = _masked_nll(picked, valid)
     if reduction == "none":
         return nll
     total = _sum(nll)
     return div(total, valid.sum().to(torch.float32)) if reduction == "mean" else total
+
+
+def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
+    """The class-index loss without weight or smoothing (the common case) as
+    one primitive, composed of the same primitives as the general rule (pick,
+    neg, where, sum, count, div): one autograd node instead of six."""
+    return _reduced_nll(_class_pick(lsm, target, ignore_index), target != ignore_index, reduction)
 
 
 def _class_nll_fake(lsm, target, ignore_index, reduction):
@@ -130,39 +134,44 @@ _class_nll = Op("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_cl
 
 def _lsm_class_nll_impl(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tuple[Tensor, Tensor]:
     """cross_entropy of a 2-D input with class-index targets, no weight and no
-    smoothing, as one primitive: lsm = log_softmax(input, 1), then
-    class_nll's rule; returns (loss, lsm).  Its backward needs no dense lsm
-    gradient: class_nll's is +0.0 but one value per row, and log_softmax's
-    rule on it runs fused (log_softmax_onehot_backward, the same bits)."""
-    lsm = backends.for_tensor(input).softmax(input, 1, log=True)
-    return _class_nll_impl(lsm, target, ignore_index, reduction), lsm
+    smoothing, as one primitive: class_nll's rule on lsm = log_softmax(input,
+    1), without forming lsm.  Each row's log_softmax is fl(fl(x - m) - log
+    s) element by element, so the row's two values (m, log s: the backend's
+    log_softmax_stats) give the picked log-probabilities, and the backward
+    forms the rest again from the saved input.  Returns (loss, stats): an
+    (N, C) input keeps N x 2 floats for its backward instead of lsm, and its
+    forward writes no N x C output."""
+    backend = backends.for_tensor(input)
+    stats = backend.log_softmax_stats(input)
+    x_picked = _class_pick(input, target, ignore_index)
+    picked = sub(sub(x_picked, stats[:, 0]), stats[:, 1])
+    return _reduced_nll(picked, target != ignore_index, reduction), stats
 
 
 def _lsm_class_nll_fake(input, target, ignore_index, reduction):
-    return input.new_empty(input.shape[:1] if reduction == "none" else ()), torch.empty_like(input)
+    return input.new_empty(input.shape[:1] if reduction == "none" else ()), input.new_empty(input.shape[0], 2)
 
 
 def _lsm_class_nll_setup(ctx, inputs, output):
-    _, target, ctx.ignore_index, ctx.reduction = inputs
-    ctx.save_for_backward(target, output[1])
-    ctx.set_materialize_grads(False)  # lsm's gradient: None, unless a double backward asks for it
+    input, target, ctx.ignore_index, ctx.reduction = inputs
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(input, target, output[1])
+    ctx.set_materialize_grads(False)
 
 
-def _lsm_class_nll_backward(ctx, g, g_lsm):
-    """d lsm = class_nll's one-hot gradient (plus lsm's own gradient, which
-    only a double backward gives), then log_softmax's rule.  The lsm output
-    is what the rule's exp(y) reads, so that a recorded gradient graph
-    reaches the input through it."""
-    target, lsm = ctx.saved_tensors
-    if g is None and g_lsm is None:
+def _lsm_class_nll_backward(ctx, g, g_stats):
+    """class_nll's one-hot gradient, then log_softmax's rule, fused in the
+    backend from the input and the stats (the same bits).  Recording a
+    gradient graph (a double backward), log_softmax is formed again as a
+    recorded op, so that the graph reaches the input through it."""
+    if g is None:
         return None, None, None, None
-    if g is not None:
-        index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
-        if g_lsm is None and not torch.is_grad_enabled():
-            return backends.for_tensor(lsm).log_softmax_onehot_backward(lsm, index, value), None, None, None
-        one_hot = _written_at_targets(lsm.shape, index, value)
-        g_lsm = one_hot if g_lsm is None else add(one_hot, g_lsm)
-    return log_softmax_backward(g_lsm, lsm, 1), None, None, None
+    input, target, stats = ctx.saved_tensors
+    index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
+    if not torch.is_grad_enabled():
+        return backends.for_tensor(input).log_softmax_onehot_backward(input, stats, index, value), None, None, None
+    lsm = log_softmax(input, 1)
+    return log_softmax_backward(_written_at_targets(lsm.shape, index, value), lsm, 1), None, None, None
 
 
 _lsm_class_nll = Op("lsm_class_nll", _lsm_class_nll_impl, _lsm_class_nll_fake, setup_context=_lsm_class_nll_setup,
@@ -273,7 +282,7 @@ def _class_loss(lsm, input, target, weight, ignore_index, reduction, label_smoot
     # Per sample: nll = -lsm[t] (times weight[t]); ignored samples give +0.0
     # and weigh 0 in the mean's denominator.
     zero = _zero(input)
-    nll = _sample_nll(lsm, target, int(ignore_index), valid)
+    nll = _masked_nll(_class_pick(lsm, target, int(ignore_index)), valid)
     if weight is not None:
         w = torch.where(valid, weight[torch.where(valid, target, torch.zeros_like(target))], zero)
         nll = mul(w, nll)

@@ -8,4 +8,4 @@ from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # no
 from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
-from .softmax import log_softmax_onehot_backward, logsumexp, softmax, softmax_backward  # noqa: F401
+from .softmax import log_softmax_onehot_backward, log_softmax_stats, logsumexp, softmax, softmax_backward  # noqa: F401,E501

@@ -5,7 +5,7 @@ from ... import _C
 from .._views import dense_like, reduction_view
 from .outputs import row_major
 
-_KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2}
+_KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
 
 
 def softmax(x, dim, *, log):
@@ -36,15 +36,30 @@ def softmax_backward(g, y, dim, *, log):
     return dx
 
 
-def log_softmax_onehot_backward(y, index, value):
-    """log_softmax_backward(g, y, 1, log=True) for y (P, R) and the g that
-    is +0.0 but value[p] at [p, index[p]], without forming g."""
-    dx = row_major(y.shape)
-    if y.numel() == 0:
+def log_softmax_stats(x):
+    """(P, 2) for x (P, R): per row m and log(s), log_softmax's two
+    per-row values (row p's log_softmax is fl(fl(x[p] - m) - log(s)));
+    NaN for rows of no elements."""
+    P, R = x.shape
+    if R == 0:
+        return torch.full((P, 2), float("nan"), dtype=torch.float32)
+    stats = row_major((P, 2))
+    if P:
+        v = reduction_view(x, (1,))
+        _C.softmax(*v.args, stats.data_ptr(), _KIND["log_softmax_stats"])
+    return stats
+
+
+def log_softmax_onehot_backward(x, stats, index, value):
+    """log_softmax_backward(g, log_softmax(x, 1), 1) for x (P, R), its
+    log_softmax_stats and the g that is +0.0 but value[p] at [p,
+    index[p]], without forming g or log_softmax(x)."""
+    dx = row_major(x.shape)
+    if x.numel() == 0:
         return dx
-    y, index, value = y.contiguous(), index.contiguous(), value.contiguous()
-    _C.log_softmax_onehot_backward(y.data_ptr(), y.shape[0], y.shape[1], index.data_ptr(), value.data_ptr(),
-                                   dx.data_ptr())
+    x, index, value = x.contiguous(), index.contiguous(), value.contiguous()
+    _C.log_softmax_onehot_backward(x.data_ptr(), stats.data_ptr(), x.shape[0], x.shape[1], index.data_ptr(),
+                                   value.data_ptr(), dx.data_ptr())
     return dx
 
 

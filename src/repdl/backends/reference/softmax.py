@@ -32,9 +32,22 @@ def softmax_backward(g, y, dim, *, log):
     return dx.movedim(-1, dim)
 
 
-def log_softmax_onehot_backward(y, index, value):
-    """softmax_backward(g, y, 1, log=True) with g = +0.0 but value[p] at
-    [p, index[p]] (y is (P, R)): the definition itself."""
+def log_softmax_stats(x):
+    """(P, 2) for x (P, R): per row m = max(x) (the value max() returns) and
+    log(s), s = seqsum(exp(x - m)), so that log_softmax(x, 1) = (x - m) -
+    log(s); NaN for rows of no elements."""
+    if x.shape[1] == 0:
+        return torch.full((x.shape[0], 2), float("nan"), dtype=torch.float32, device=x.device)
+    m = extremum(x, 1, True, largest=True)[0]
+    s = _seqsum_last(elementwise.exp(_exact.sub32(x, m))).unsqueeze(1)
+    return torch.cat([m, elementwise.log(s)], 1)
+
+
+def log_softmax_onehot_backward(x, stats, index, value):
+    """softmax_backward(g, y, 1, log=True) with y = log_softmax(x, 1) formed
+    again from stats and g = +0.0 but value[p] at [p, index[p]] (x is (P,
+    R)): the definition itself."""
+    y = _exact.sub32(_exact.sub32(x, stats[:, :1]), stats[:, 1:])
     g = torch.zeros_like(y).scatter_(1, index.unsqueeze(1), value.unsqueeze(1))
     return softmax_backward(g, y, 1, log=True)
 
