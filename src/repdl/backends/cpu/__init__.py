@@ -8,4 +8,5 @@ from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # no
 from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
-from .softmax import log_softmax_onehot_backward, log_softmax_stats, logsumexp, softmax, softmax_backward  # noqa: F401,E501
+from .softmax import (log_softmax_onehot_backward, log_softmax_stats, logsumexp, softmax,  # noqa: F401
+                      softmax_backward)

@@ -9,15 +9,15 @@ import torch
 
 from ... import _C
 from ..._checks import broadcast_shape
+from ..._scalar import bits32
+from .outputs import row_major, row_major_like
+
+CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
 
 # The op layer has checked that the operands broadcast (and the backend runs
 # on real tensors, never traced shapes), so the binary ops call ATen's rule
 # directly, without broadcast_shape's test for tracing.
 _infer_size = torch._C._infer_size
-from ..._scalar import bits32
-from .outputs import row_major, row_major_like
-
-CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
 
 
 def strides_over(t, shape):
