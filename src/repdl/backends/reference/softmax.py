@@ -5,15 +5,21 @@ from . import _exact, elementwise
 from .reductions import _fmachain_last, _reduced_last, _seqsum_last, extremum
 
 
-def softmax(x, dim, *, log):
-    """m = max(x, dim) (the value max() returns), d = x - m, e = exp(d),
-    s = seqsum(e); softmax = e / s, log_softmax = d - log(s)."""
-    if x.numel() == 0:
-        return torch.empty_like(x)
+def _line_terms(x, dim):
+    """The terms every line's softmax and log_softmax start from: m =
+    max(x, dim) (the value max() returns), d = x - m, e = exp(d), s =
+    seqsum(e), with m and s kept as size-1 dims."""
     m = extremum(x, dim, True, largest=True)[0]
     d = _exact.sub32(x, m)
     e = elementwise.exp(d)
-    s = _seqsum_last(e.movedim(dim, -1)).unsqueeze(dim)
+    return m, d, e, _seqsum_last(e.movedim(dim, -1)).unsqueeze(dim)
+
+
+def softmax(x, dim, *, log):
+    """softmax = e / s, log_softmax = d - log(s) (_line_terms)."""
+    if x.numel() == 0:
+        return torch.empty_like(x)
+    _, d, e, s = _line_terms(x, dim)
     return _exact.sub32(d, elementwise.log(s)) if log else _exact.div32(e, s)
 
 
@@ -38,8 +44,7 @@ def log_softmax_stats(x):
     log(s); NaN for rows of no elements."""
     if x.shape[1] == 0:
         return torch.full((x.shape[0], 2), float("nan"), dtype=torch.float32, device=x.device)
-    m = extremum(x, 1, True, largest=True)[0]
-    s = _seqsum_last(elementwise.exp(_exact.sub32(x, m))).unsqueeze(1)
+    m, _, _, s = _line_terms(x, 1)
     return torch.cat([m, elementwise.log(s)], 1)
 
 
