@@ -33,6 +33,11 @@ void pow_int(const float* x, int64_t p, float* y, int64_t n) {
   REPDL_ON_ROW(pow_int(x, p, y, n))
 }
 
+void exp_prefetching(const float* x, float* y, int64_t n, const void* a, const void* b, int64_t bytes) {
+  IeeeFpGuard guard;
+  REPDL_ON_ROW(exp_prefetching(x, y, n, a, b, bytes))
+}
+
 void silu_sigmoid(const float* x, float* y, float* s, int64_t n) {
   IeeeFpGuard guard;
   REPDL_ON_ROW(silu_sigmoid(x, y, s, n))

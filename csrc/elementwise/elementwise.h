@@ -48,6 +48,15 @@ void mish(const float* x, float* y, int64_t n);
 void elu(const float* x, float* y, int64_t n);
 void selu(const float* x, float* y, int64_t n);
 
+// exp(x) into y, the same bits as exp(), while the `bytes` bytes from `a`
+// on (none if a is null), and as many from `b` (if not null), are asked into
+// cache a few lines at a time, spread over the computation.  For a caller
+// that reads those bytes next (softmax's next group of lines, its gradient's
+// next lines of y and g): asked for in one burst, or left to the hardware,
+// they arrived while nothing else ran; spread over the exponential, their
+// memory latency hides behind its arithmetic.
+void exp_prefetching(const float* x, float* y, int64_t n, const void* a, const void* b, int64_t bytes);
+
 // ---- binary and parametrised (serial) -------------------------------------
 // y[i] = pow(x[i], p) for an integer p, in the contract's fixed order of
 // float32 multiplications (square-and-multiply from the lowest bit of |p|;

@@ -29,10 +29,14 @@ inline bool maybe_near(double v, uint32_t w) {
   return t <= 2 * uint64_t{w} || (b & 0x7FFFFFFFFFFFFFFFull) < (uint64_t{1023 - 126} << 52);
 }
 
+// Results per step of an Ahead (cr.h).
+constexpr int64_t kStep = 256;
+
 template <class S>
-void run(const float* x, float* y, int64_t n, const CrTable& t) {
+void run(const float* x, float* y, int64_t n, const CrTable& t, Ahead ahead = {}) {
   if constexpr (S::kTable) {
     for (int64_t i = 0; i < n; ++i) {
+      if (i % kStep == 0) ahead.step();
       const float xi = x[i];
       const double v = S::eval(static_cast<double>(xi));
       float r = static_cast<float>(v);
@@ -42,6 +46,7 @@ void run(const float* x, float* y, int64_t n, const CrTable& t) {
   } else {
     for (int64_t i = 0; i < n; ++i) f32_store(y + i, S::eval32(x[i]));
   }
+  ahead.rest();
 }
 
 void run_silu_sigmoid(const float* x, float* y, float* s, int64_t n) {
