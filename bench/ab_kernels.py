@@ -1,0 +1,110 @@
+"""Two builds of repdl._C side by side in one process: the softmax family's
+kernels and the correctly rounded unary functions, alternated round by
+round on the same inputs, with torch's time beside them.
+
+On a shared machine two runs of a benchmark a minute apart differ by more
+than most kernel changes (10-30% on the team's VMs); within one process the
+rounds of A and B see the same neighbours.  Each build's module is loaded
+as its own instance from a copy of its .so (the Python package above it is this
+checkout's), the outputs of A and B are compared bit for bit, and the
+median of the per-round ratios B/A is the number to report.
+
+    cp src/repdl/_C*.so /tmp/old.so   # before the change; rebuild; then
+    python bench/ab_kernels.py /tmp/old.so src/repdl/_C*.so softmax 4096x1000 [--threads 2] [--rounds 20]
+
+CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
+the last dim), or any correctly rounded unary function's name.
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+import torch
+
+import repdl
+from repdl.backends._views import reduction_view
+from repdl.backends.cpu.elementwise import _INDEX
+
+_SOFTMAX = {"softmax": (0, False), "log_softmax": (1, False),
+            "softmax_backward": (0, True), "log_softmax_backward": (1, True)}
+
+
+def load(path, tag):
+    """A new instance of the extension module at `path`, from a private copy
+    of the file: a path the process has already loaded (the package's own
+    module) would give that instance back, and A and B would not be loaded
+    alike (a build measured as the package's module and the other as a copy
+    differed by 30% at 16 MB, with identical code).  sys.modules is not
+    touched."""
+    private = os.path.join(tempfile.mkdtemp(prefix="ab_kernels_"), f"{tag}_" + os.path.basename(path))
+    shutil.copyfile(path, private)
+    loader = importlib.machinery.ExtensionFileLoader("repdl._C", private)
+    spec = importlib.util.spec_from_file_location("repdl._C", private, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def kernel_and_torch(case, shape):
+    """(run(C, out), torch's call) for one case on inputs from repdl.random."""
+    repdl.random.manual_seed(1)
+    x = repdl.random.randn(*shape) * 3
+    if case in _SOFTMAX:
+        kind, backward = _SOFTMAX[case]
+        if backward:  # the kernels read softmax's output, as autograd hands it
+            y = (torch.log_softmax if kind else torch.softmax)(x, -1)
+            g = repdl.random.randn(*shape)
+            v = reduction_view(y, (y.dim() - 1,))
+            ref = torch._log_softmax_backward_data if kind else torch._softmax_backward_data
+            return (lambda C, out: C.softmax_backward(*v.args, g.data_ptr(), out.data_ptr(), bool(kind)),
+                    lambda: ref(g, y, -1, torch.float32))
+        v = reduction_view(x, (x.dim() - 1,))
+        ref = torch.log_softmax if kind else torch.softmax
+        return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind), lambda: ref(x, -1)
+    if case not in _INDEX:
+        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, *_INDEX])}")
+    ref = getattr(torch.special, case, None) or getattr(torch, case, None) or getattr(torch.nn.functional, case)
+    return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()), lambda: ref(x))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("a", help="build A's _C .so (before)")
+    parser.add_argument("b", help="build B's _C .so (after)")
+    parser.add_argument("case")
+    parser.add_argument("shape", help="e.g. 4096x1000")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=10, help="calls per round and build")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    shape = tuple(int(s) for s in args.shape.split("x"))
+    run, torch_call = kernel_and_torch(args.case, shape)
+    builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
+    outs = {k: torch.empty(shape) for k in builds}
+    times = {k: [] for k in [*builds, "torch"]}
+    calls = {**{k: (lambda C=C, out=outs[k]: run(C, out)) for k, C in builds.items()}, "torch": torch_call}
+    for _ in range(args.rounds):
+        for k, f in calls.items():
+            start = time.perf_counter()
+            for _ in range(args.calls):
+                f()
+            times[k].append((time.perf_counter() - start) / args.calls * 1e6)
+    if not torch.equal(outs["A"].view(torch.int32), outs["B"].view(torch.int32)):
+        raise SystemExit("A and B give different bits")
+    print(f"{args.case} {args.shape}, {args.threads} thread(s), {args.rounds} rounds (us per call)")
+    for k, t in times.items():
+        print(f"  {k:5s} min {min(t):9.1f}  median {statistics.median(t):9.1f}")
+    ratios = [b / a for a, b in zip(times["A"], times["B"])]
+    print(f"  B/A per round: median {statistics.median(ratios):.3f}, "
+          f"quartiles {statistics.quantiles(ratios, n=4)[0]:.3f}-{statistics.quantiles(ratios, n=4)[2]:.3f}")
+    print(f"  torch/B (min): {min(times['torch']) / min(times['B']):.2f}")
+
+
+if __name__ == "__main__":
+    main()
