@@ -191,3 +191,21 @@ def test_var_accuracy(gen):
     got = repdl.var(x).item()
     # two-pass: error ~ n * u relative for well-conditioned data
     assert abs(got - exact) <= 50_000 * 2.0 ** -24 * exact
+
+
+@pytest.mark.parametrize("dims", [(-1,), (1, 0), (0, 2)], ids=str)
+def test_the_kernel_view_refuses_dims_it_cannot_describe(dims):
+    """The backends take sorted dims in [0, ndim) (the public ops wrap and
+    sort them).  A negative dim given straight to a backend once made a view
+    whose lines ran past the tensor's memory (softmax wrote beyond its
+    output, and the heap broke later).  The general path, the only one such
+    dims reach (the row-major shortcut needs dims[0] == ndim - len(dims)),
+    now refuses them before any kernel runs."""
+    from repdl.backends._views import reduction_view
+
+    x = torch.zeros(37, 29)
+    with pytest.raises(ValueError, match="dims must be sorted"):
+        reduction_view(x.t(), dims)  # (a transposed x takes the general path, as a negative dim did)
+    if dims == (-1,):
+        with pytest.raises(ValueError, match="dims must be sorted"):
+            cpu.softmax(x, -1, log=False)

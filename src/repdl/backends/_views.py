@@ -52,6 +52,9 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
         R = shape[-1] if k == 1 else math.prod(shape[n - k:])
         P = x.numel() // R
         return _new_view(ReductionView, (x, (x.data_ptr(), 1, 0, P, R, R, 1), tuple(shape[:n - k]), None))
+    if k and not 0 <= dims[0] <= dims[-1] < n:
+        # (a negative dim would make a view whose lines run past x's memory)
+        raise ValueError(f"reduction_view: dims must be sorted and in [0, {n}), got {tuple(dims)}")
     kept = tuple(d for d in range(x.dim()) if d not in dims)
     out_shape = tuple(x.shape[d] for d in kept)
     R = math.prod(x.shape[d] for d in dims)
