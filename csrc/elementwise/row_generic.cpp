@@ -1,4 +1,5 @@
 // The generic (portable, one lane) row of every elementwise kernel.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,13 +36,15 @@ constexpr int64_t kStep = 256;
 template <class S>
 void run(const float* x, float* y, int64_t n, const CrTable& t, Ahead ahead = {}) {
   if constexpr (S::kTable) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (i % kStep == 0) ahead.step();
-      const float xi = x[i];
-      const double v = S::eval(static_cast<double>(xi));
-      float r = static_cast<float>(v);
-      if (maybe_near(v, t.window)) r = settle(t, bits32(xi), v, r);
-      y[i] = canonical_nan(r);
+    for (int64_t start = 0; start < n; start += kStep) {  // a step of the Ahead per kStep results
+      ahead.step();
+      for (int64_t i = start; i < std::min(n, start + kStep); ++i) {
+        const float xi = x[i];
+        const double v = S::eval(static_cast<double>(xi));
+        float r = static_cast<float>(v);
+        if (maybe_near(v, t.window)) r = settle(t, bits32(xi), v, r);
+        y[i] = canonical_nan(r);
+      }
     }
   } else {
     for (int64_t i = 0; i < n; ++i) f32_store(y + i, S::eval32(x[i]));
