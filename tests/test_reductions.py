@@ -9,7 +9,7 @@ import repdl
 from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
 
-from values import HUGE, SPECIALS, layouts, sprinkle, wide
+from values import HUGE, SPECIALS, SUBNORMALS, layouts, sprinkle, wide
 
 SHAPES = [(1,), (7,), (37, 19), (3, 17, 29), (64, 100), (9, 8), (2, 3, 4, 5), (5, 1, 6)]
 ORDERS = ["sequential", "pairwise"]
@@ -34,6 +34,29 @@ def test_sum_and_sqdev_match_reference(shape, gen, isa):
                                          ref.sum(xv, dims, keepdim, order=order), f"{name} {dims} {order}")
             m = ref.sum(xv, dims, False, order="sequential")
             assert_bitwise_equal(cpu.sqdev(xv, m, dims, False), ref.sqdev(xv, m, dims, False), f"sqdev {name} {dims}")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_mean_matches_reference(shape, gen, isa):
+    """The CPU's mean (the sum and its division in one kernel call) against
+    the reference's composition, on every layout and dim choice, with
+    specials; then lines of subnormals whose quotients are subnormal, with
+    flush-to-zero on (the division must keep them)."""
+    x = sprinkle(wide(*shape, gen=gen), SPECIALS, gen, 0.05)
+    for name, xv in layouts(x):
+        for dims in dim_choices(len(shape)):
+            for keepdim in (False, True):
+                assert_bitwise_equal(cpu.mean(xv, dims, keepdim), ref.mean(xv, dims, keepdim),
+                                     f"{name} {dims} keepdim={keepdim}")
+    tiny = torch.tensor(SUBNORMALS, dtype=torch.float32)[torch.randint(0, len(SUBNORMALS), shape, generator=gen)]
+    want = ref.mean(tiny, (len(shape) - 1,), False)
+    assert (want != 0).any() and (want.abs() < 2.0 ** -126).all()
+    if torch.set_flush_denormal(True):
+        try:
+            got = cpu.mean(tiny, (len(shape) - 1,), False)
+        finally:
+            torch.set_flush_denormal(False)
+        assert_bitwise_equal(got, want, "subnormal quotients, flush-to-zero")
 
 
 @pytest.mark.parametrize("shape", SHAPES + [(0, 3)], ids=str)

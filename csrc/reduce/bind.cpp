@@ -17,6 +17,13 @@ PyObject* py_sum(PyObject*, PyObject* args) {
   });
 }
 
+// mean(view..., out, count): count as its float32 bits
+PyObject* py_mean(PyObject*, PyObject* args) {
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    reduce::mean(view_from(v), float_from_bits(v[8]), as_ptr<float>(v[7]));
+  });
+}
+
 // sqdev(view..., mean, out)
 PyObject* py_sqdev(PyObject*, PyObject* args) {
   return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
@@ -40,6 +47,7 @@ PyObject* py_extremum(PyObject*, PyObject* args) {
 
 const PyMethodDef kMethods[] = {
     {"sum", py_sum, METH_VARARGS, "Sequential or pairwise sums over a canonical reduction view."},
+    {"mean", py_mean, METH_VARARGS, "Sequential sums, each divided by a count: mean in one pass."},
     {"sqdev", py_sqdev, METH_VARARGS, "fma chains of squared deviations from per-output means."},
     {"sumprod", py_sumprod, METH_VARARGS, "fma chains of products of two tensors with one layout."},
     {"extremum", py_extremum, METH_VARARGS, "Max or min with first-index ties over a reduction view."},

@@ -64,6 +64,12 @@ float pairsum_line_parallel(const Kernels& k, const float* x, int64_t n, int thr
   return canonical_nan(acc);
 }
 
+void sum_segment(const Kernels& k, const Segment& s, Order order, float* out) {
+  if (s.sr == 1) k.sum_rows(s, order, out);
+  else if (s.s0 == 1) k.sum_cols(s, order, out);
+  else kGenericKernels.sum_rows(s, order, out);  // the generic rows kernel takes any layout
+}
+
 }  // namespace
 
 const Kernels& kernels(Isa isa) {
@@ -83,10 +89,14 @@ void sum(const View& v, Order order, float* out) {
       out[p] = pairsum_line_parallel(k, v.x + (p / v.P0) * v.s1 + (p % v.P0) * v.s0, v.R, threads);
     return;
   }
+  for_segments(v, [&](const Segment& s, int64_t p) { sum_segment(k, s, order, out + p); });
+}
+
+void mean(const View& v, float count, float* out) {
+  const Kernels& k = kernels(active_isa());
   for_segments(v, [&](const Segment& s, int64_t p) {
-    if (s.sr == 1) k.sum_rows(s, order, out + p);
-    else if (s.s0 == 1) k.sum_cols(s, order, out + p);
-    else kGenericKernels.sum_rows(s, order, out + p);  // the generic rows kernel takes any layout
+    sum_segment(k, s, Order::sequential, out + p);
+    for (int64_t i = p; i < p + s.n; ++i) out[i] = canonical_nan(out[i] / count);
   });
 }
 

@@ -63,6 +63,10 @@ extern const Kernels kAvx2Kernels;
 // Entry points (threaded).  `out` has P1*P0 floats (and `index` as many
 // int64 for extrema).
 void sum(const View& v, Order order, float* out);
+// out = fl(seqsum / count): the sequential sum, then one IEEE division by
+// count per output, made by the thread that summed it (so under its IEEE
+// environment, with no second pass or call): mean's node.
+void mean(const View& v, float count, float* out);
 // out = fmachain(d, d) with d[r] = x[r] - mean[p]: var's second pass.
 void sqdev(const View& v, const float* mean, float* out);
 // out = fmachain(a line, b line) for every line; b has a's layout (strides),

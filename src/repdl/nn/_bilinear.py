@@ -10,7 +10,7 @@ def bilinear(input1, input2, weight, bias=None):
     """x1^T W[o] x2 for every output o, then + bias."""
     _checks.check_float32("bilinear", input1=input1, input2=input2, weight=weight)
     if bias is not None:
-        _checks.check_float32("bilinear", bias=bias)
+        _checks.check_float32_tensor("bilinear", "bias", bias)
     if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2] \
             or input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(f"repdl.bilinear: shapes input1 {tuple(input1.shape)}, input2 {tuple(input2.shape)} and "

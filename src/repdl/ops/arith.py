@@ -177,8 +177,7 @@ def _binary(op, input, other):
         if type(other) in _NUMBER:
             return _SCALAR_OPS[op](input, fl32(other), False)
         if type(other) in PLAIN_TYPES and other.dtype is torch.float32 and input.device == other.device:
-            _checks.broadcast_shape(op, input.shape, other.shape)
-            return _TENSOR_OPS[op](input, other)
+            return _TENSOR_OPS[op](input, other)  # the backends check that the shapes broadcast
     _check_operand(op, "input", input)
     _check_operand(op, "other", other)
     tensors = [v for v in (input, other) if isinstance(v, Tensor)]

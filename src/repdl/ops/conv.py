@@ -118,7 +118,7 @@ def _tuple(op, name, v, n, minimum):
 def _check(op, input, weight, bias, groups, nd, transposed):
     _checks.check_float32(op, input=input, weight=weight)
     if bias is not None:
-        _checks.check_float32(op, bias=bias)
+        _checks.check_float32_tensor(op, "bias", bias)
     _checks.check_same_device(op, input=input, weight=weight, bias=bias)
     if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups < 1:
         raise RuntimeError(f"repdl.{op}: groups must be a positive integer, got {groups!r}")

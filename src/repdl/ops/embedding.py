@@ -16,7 +16,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
               sparse=False):
     """weight[input]; positions holding padding_idx contribute no gradient."""
     _checks.check_tensor("embedding", "input", input)
-    _checks.check_float32("embedding", weight=weight)
+    _checks.check_float32_tensor("embedding", "weight", weight)
     _checks.check_same_device("embedding", input=input, weight=weight)
     if max_norm is not None:
         raise NotImplementedError(f"repdl.embedding: max_norm={max_norm} is not supported (it renormalises the "

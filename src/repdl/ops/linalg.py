@@ -186,7 +186,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     product * fl32(alpha) (skipped for alpha == 1), input * fl32(beta) (skipped
     for beta == 1; input ignored entirely for beta == 0, as in torch), then
     one addition.  input broadcasts to the product's (M, N), as in torch."""
-    _checks.check_float32("addmm", input=input)
+    _checks.check_float32_tensor("addmm", "input", input)
     _checks.check_same_device("addmm", input=input, mat1=mat1, mat2=mat2)
     for name, v in (("beta", beta), ("alpha", alpha)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -240,7 +240,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor = None) -> Tensor:
         return _linear(input, weight, bias)  # a layer's call, checked cheaply: what the checks below accept
     _checks.check_float32("linear", input=input, weight=weight)
     if bias is not None:
-        _checks.check_float32("linear", bias=bias)
+        _checks.check_float32_tensor("linear", "bias", bias)
         _checks.check_same_device("linear", input=input, weight=weight, bias=bias)
     else:
         _checks.check_same_device("linear", input=input, weight=weight)

@@ -183,7 +183,7 @@ def _zero(t):
 
 
 def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
-    _checks.check_float32(op, input=input)
+    _checks.check_float32_tensor(op, "input", input)
     _checks.check_tensor(op, "target", target)
     if weight is not None:
         _checks.check_tensor(op, "weight", weight)
@@ -204,7 +204,7 @@ def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
         raise RuntimeError(f"repdl.{op}: input must have a class dimension (got a 0-d tensor)")
     C = input.shape[1] if input.dim() > 1 else input.shape[0]
     if weight is not None:
-        _checks.check_float32(op, weight=weight)
+        _checks.check_float32_tensor(op, "weight", weight)
         if weight.shape != (C,):
             raise RuntimeError(f"repdl.{op}: weight must have shape ({C},), got {tuple(weight.shape)}")
         if weight.requires_grad and torch.is_grad_enabled():

@@ -90,7 +90,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0) -> Tensor:
 def _weighted(op, loss, weight):
     if weight is None:
         return loss
-    _checks.check_float32(op, weight=weight)
+    _checks.check_float32_tensor(op, "weight", weight)
     return P.mul(loss, weight)
 
 
@@ -120,7 +120,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         raise ValueError(f"repdl.{op}: target size {tuple(t.shape)} must be the same as input size {tuple(x.shape)}")
     sp = elementwise._softplus(P.neg(x))
     if pos_weight is not None:
-        _checks.check_float32(op, pos_weight=pos_weight)
+        _checks.check_float32_tensor(op, "pos_weight", pos_weight)
         sp = P.mul(P.add(P.mul(P.sub(pos_weight, 1.0), t), 1.0), sp)
     loss = P.add(P.mul(P.sub(1.0, t), x), sp)
     return _reduce(op, _weighted(op, loss, weight), reduction)

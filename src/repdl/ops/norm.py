@@ -203,7 +203,7 @@ def _flat(t, numel):
 def _check_param(op, name, t, numel):
     if t is None:
         return
-    _checks.check_float32(op, **{name: t})
+    _checks.check_float32_tensor(op, name, t)
     if t.numel() != numel:
         raise RuntimeError(f"repdl.{op}: {name} of shape {tuple(t.shape)} does not have {numel} elements")
 
@@ -214,7 +214,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor = None, bias: Ten
                eps: float = 1e-5) -> Tensor:
     """torch.nn.functional.layer_norm: statistics over the last
     len(normalized_shape) dims, then * weight, + bias (elementwise)."""
-    _checks.check_float32("layer_norm", input=input)
+    _checks.check_float32_tensor("layer_norm", "input", input)
     shape = _normalized_shape("layer_norm", input, normalized_shape)
     numel = math.prod(shape)
     _check_param("layer_norm", "weight", weight, numel)
@@ -230,7 +230,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor = None, eps=None) -
     """torch.nn.functional.rms_norm: x * rsqrt(mean of squares + eps) over the
     last len(normalized_shape) dims, then * weight.  eps=None is float32's
     machine epsilon 2**-23, as torch."""
-    _checks.check_float32("rms_norm", input=input)
+    _checks.check_float32_tensor("rms_norm", "input", input)
     shape = _normalized_shape("rms_norm", input, normalized_shape)
     _check_param("rms_norm", "weight", weight, math.prod(shape))
     _checks.check_same_device("rms_norm", input=input, weight=weight)
@@ -248,7 +248,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor = None, bias: Tens
                eps: float = 1e-5) -> Tensor:
     """torch.nn.functional.group_norm: statistics per (sample, group) over
     the group's channels and every spatial position, then per-channel affine."""
-    _checks.check_float32("group_norm", input=input)
+    _checks.check_float32_tensor("group_norm", "input", input)
     if input.dim() < 2:
         raise RuntimeError(f"repdl.group_norm: expected at least 2 dims, got shape {tuple(input.shape)}")
     n, c = input.shape[:2]
@@ -277,7 +277,7 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     unbiased (ss / fl32(n - 1)).  Evaluation: y = (x - running_mean) *
     rsqrt(running_var + fl32(eps)), then the affine step: every sample on
     its own, so eval-mode results are batch-invariant."""
-    _checks.check_float32("batch_norm", input=input)
+    _checks.check_float32_tensor("batch_norm", "input", input)
     if input.dim() < 2:
         raise ValueError(f"repdl.batch_norm: expected 2D or more input, got shape {tuple(input.shape)}")
     c = input.shape[1]
@@ -310,7 +310,7 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
     """torch.nn.functional.instance_norm: statistics per (sample, channel)
     over the spatial dims.  With running statistics, each becomes the mean
     over the batch (seqsum / fl32(N)) of the per-instance updates, as torch."""
-    _checks.check_float32("instance_norm", input=input)
+    _checks.check_float32_tensor("instance_norm", "input", input)
     if input.dim() < 3:
         raise ValueError(f"repdl.instance_norm: expected 3D or more input, got shape {tuple(input.shape)}")
     n, c = input.shape[:2]

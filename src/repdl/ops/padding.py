@@ -44,7 +44,7 @@ def pad(input, pad, mode="constant", value=None):
     """torch.nn.functional.pad.  `pad` is (left, right) pairs from the last
     dim backwards."""
     op = "pad"
-    _checks.check_float32(op, input=input)
+    _checks.check_float32_tensor(op, "input", input)
     if mode not in _MODES:
         raise NotImplementedError(f"repdl.pad: mode {mode!r} is not supported; supported: {', '.join(_MODES)}")
     if not isinstance(pad, (tuple, list)) or len(pad) % 2 or len(pad) // 2 > input.dim() \

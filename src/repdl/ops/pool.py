@@ -161,7 +161,7 @@ def _planes(x):
 
 
 def _as_4d(op, input, nd):
-    _checks.check_float32(op, input=input)
+    _checks.check_float32_tensor(op, "input", input)
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"repdl.{op}: expected {nd + 1}D or {nd + 2}D input, got shape {tuple(input.shape)}")
     x = input if input.dim() == nd + 2 else input.unsqueeze(0)

@@ -87,7 +87,7 @@ _logsumexp = Op("logsumexp", _logsumexp_impl, _logsumexp_fake, setup_context=_lo
 
 
 def _softmax_args(op, input, dim, dtype):
-    _checks.check_float32(op, input=input)
+    _checks.check_float32_tensor(op, "input", input)
     if dtype is not None and dtype != torch.float32:
         raise TypeError(f"repdl.{op}: dtype={dtype} is not supported; RepDL computes float32 only")
     if dim is None:
@@ -114,6 +114,6 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """log(seqsum(exp(x - m'))) + m' over dim (an int or a tuple), where m'
     is the max over dim when finite and 0 otherwise."""
-    _checks.check_float32("logsumexp", input=input)
+    _checks.check_float32_tensor("logsumexp", "input", input)
     dims = _checks.reduction_dims("logsumexp", dim, input.dim())
     return _logsumexp(input, list(dims), keepdim)

@@ -6,7 +6,7 @@ from .norm import norm_rows, norm_rows_backward  # noqa: F401
 from .optim import adagrad_step, adam_step, rmsprop_step, sgd_step  # noqa: F401
 from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # noqa: F401
 from .scatter import index_accumulate  # noqa: F401
-from .reductions import extremum, sqdev, sum, sumprod  # noqa: F401
+from .reductions import extremum, mean, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .softmax import (log_softmax_onehot_backward, log_softmax_stats, logsumexp, softmax,  # noqa: F401
                       softmax_backward)

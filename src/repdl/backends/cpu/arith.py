@@ -8,17 +8,11 @@ in-place form, the first operand itself).
 import torch
 
 from ... import _C
-from ..._checks import broadcast_shape
+from ..._checks import broadcast_shape, broadcast_sizes
 from ..._scalar import bits32
 from .outputs import row_major, row_major_like
 
 CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
-
-# The op layer has checked that the operands broadcast (and the backend runs
-# on real tensors, never traced shapes), so the binary ops call ATen's rule
-# directly, without broadcast_shape's test for tracing.
-_infer_size = torch._C._infer_size
-
 
 def strides_over(t, shape):
     """t's element strides over the broadcast shape: 0 for the dims t lacks
@@ -36,7 +30,7 @@ def binary(op, a, b):
         out = torch.empty_like(a)  # a's own strides are row-major (and cheaper to pass than a format)
         _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 1, out.numel(), 1, 1)
         return out
-    shape = _infer_size(a.shape, b.shape)
+    shape = broadcast_sizes(op, a.shape, b.shape)  # checked here, not by the op layer: equal shapes need no test
     out = row_major(shape)
     _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), len(shape), *shape,
               *strides_over(a, shape), *strides_over(b, shape))

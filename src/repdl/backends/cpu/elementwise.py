@@ -22,9 +22,11 @@ def _like(t, out):
 def _dense(x):
     """(source, out): out = empty_like(x) (x's strides when x is dense, else
     dense strides in x's dim order, as torch does) and x's values in out's
-    layout, so that the kernel runs over the raw memory of both."""
+    layout, so that the kernel runs over the raw memory of both.  A
+    contiguous x needs no comparison of strides (two stride() calls, 0.3 us
+    of a small call): out is contiguous too."""
     out = torch.empty_like(x)
-    return _like(x, out), out
+    return (x if x.is_contiguous() else _like(x, out)), out
 
 
 def _unary(name):
@@ -46,7 +48,11 @@ def unary_grad(name, g, x, y):
     one fused pass (csrc/elementwise/grad_blocks.inc, the active ISA's row): the same bits.
     For silu, y is sigmoid(x) (its formula reads that, never silu(x))."""
     out = torch.empty_like(x)
-    g, x, y = _like(g, out), _like(x, out), _like(y, out)
+    # Contiguous tensors of one shape hold their elements in one order
+    # (the strides of size-1 dims aside, which no walk reads), so the common
+    # case skips _like's six stride() calls (about 1 us).
+    if not (x.is_contiguous() and g.is_contiguous() and y.is_contiguous()):
+        g, x, y = _like(g, out), _like(x, out), _like(y, out)
     _C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(), out.numel())
     return out
 

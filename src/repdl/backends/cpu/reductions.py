@@ -4,6 +4,7 @@ import math
 import torch
 
 from ... import _C
+from ..._scalar import bits32, fl32
 from .._views import keepdim_shape, reduction_view
 from .outputs import row_major
 
@@ -25,6 +26,17 @@ def sum(x, dims, keepdim, *, order):
     v = reduction_view(x, dims)
     out = row_major(v.out_shape)
     _C.sum(*v.args, out.data_ptr(), _ORDER_CODE[order])
+    return _shaped(out, x, dims, keepdim)
+
+
+def mean(x, dims, keepdim):
+    """fl(seqsum / fl32(n)) over `dims`, n their element count: the sum and
+    its division in one kernel call."""
+    if x.numel() == 0:  # 0 / fl32(n): NaN for an empty reduction, else no elements
+        return _empty_result(x, dims, keepdim).fill_(math.nan)
+    v = reduction_view(x, dims)
+    out = row_major(v.out_shape)
+    _C.mean(*v.args, out.data_ptr(), bits32(fl32(count(x, dims))))
     return _shaped(out, x, dims, keepdim)
 
 

@@ -18,7 +18,7 @@ _ENTRY_POINTS = {
     norm: ("norm_rows", "norm_rows_backward"),
     optim: ("adagrad_step", "adam_step", "rmsprop_step", "sgd_step"),
     pool: ("avg_pool", "avg_pool_backward", "max_pool", "max_pool_backward"),
-    reductions: ("extremum", "sqdev", "sum", "sumprod"),
+    reductions: ("extremum", "mean", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),
     scatter: ("index_accumulate",),
     softmax: ("log_softmax_onehot_backward", "log_softmax_stats", "logsumexp", "softmax", "softmax_backward"),

@@ -3,6 +3,7 @@
 rounded once (see ``_exact``)."""
 import torch
 
+from ..._checks import broadcast_shape
 from . import _exact
 
 _OPS64 = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
@@ -10,6 +11,7 @@ _OPS64 = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div
 
 def binary(op, a, b):
     """fl32(a op b), broadcast."""
+    broadcast_shape(op, a.shape, b.shape)  # repdl's message, not torch's
     return _exact.round32(_OPS64[op](_exact.f64(a), _exact.f64(b)))
 
 

@@ -57,6 +57,14 @@ def sum(x, dims, keepdim, *, order):
     return _shaped(_exact.canonical_nan(out), x, dims, keepdim)
 
 
+def mean(x, dims, keepdim):
+    """seqsum over `dims`, then one division by fl32(n), n their element
+    count (no elements: 0 / 0 = NaN)."""
+    v = _reduced_last(x, dims)
+    n = torch.tensor(float(v.shape[-1]), dtype=torch.float32, device=v.device)  # fl32(n)
+    return _shaped(_exact.div32(_seqsum_last(v), n), x, dims, keepdim)
+
+
 def _fmachain_last(u, v):
     """fmachain(u, v) along the last dim of two float32 tensors of one shape."""
     u64, v64 = _exact.f64(u), _exact.f64(v)
