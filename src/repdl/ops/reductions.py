@@ -192,7 +192,7 @@ def _check_dtype_arg(op, dtype):
 def _reduce_sum(op, input, dim, keepdim, order):
     _checks.check_float32_tensor(op, "input", input)
     dims = _checks.reduction_dims(op, dim, input.dim())
-    return _sum(input, list(dims), keepdim, order)
+    return _sum(input, dims, keepdim, order)  # a tuple: the schema's int[] takes one, with no list built
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -221,7 +221,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     """sum(input, dim) / fl32(n), one correctly rounded division."""
     _check_dtype_arg("mean", dtype)
     _checks.check_float32_tensor("mean", "input", input)
-    return _mean(input, list(_checks.reduction_dims("mean", dim, input.dim())), keepdim)
+    return _mean(input, _checks.reduction_dims("mean", dim, input.dim()), keepdim)
 
 
 def _correction(op, correction, unbiased):
@@ -245,7 +245,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     corr = _correction("var", correction, unbiased)
     dims = _checks.reduction_dims("var", dim, input.dim())
     m = mean(input.detach(), dims, keepdim=False)  # a constant of the gradient (see _sqdev_backward)
-    ss = _sqdev(input, m, list(dims), keepdim)
+    ss = _sqdev(input, m, dims, keepdim)
     return arith.div(ss, builtins.max(0, _count(input, dims) - corr))
 
 

@@ -116,4 +116,4 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     is the max over dim when finite and 0 otherwise."""
     _checks.check_float32_tensor("logsumexp", "input", input)
     dims = _checks.reduction_dims("logsumexp", dim, input.dim())
-    return _logsumexp(input, list(dims), keepdim)
+    return _logsumexp(input, dims, keepdim)
