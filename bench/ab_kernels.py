@@ -40,13 +40,18 @@ def load(path, tag):
     module) would give that instance back, and A and B would not be loaded
     alike (a build measured as the package's module and the other as a copy
     differed by 30% at 16 MB, with identical code).  sys.modules is not
-    touched."""
-    private = os.path.join(tempfile.mkdtemp(prefix="ab_kernels_"), f"{tag}_" + os.path.basename(path))
-    shutil.copyfile(path, private)
-    loader = importlib.machinery.ExtensionFileLoader("repdl._C", private)
-    spec = importlib.util.spec_from_file_location("repdl._C", private, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
+    touched.  The copy is deleted once loaded (the mapping outlives the
+    file)."""
+    folder = tempfile.mkdtemp(prefix="ab_kernels_")
+    private = os.path.join(folder, f"{tag}_" + os.path.basename(path))
+    try:
+        shutil.copyfile(path, private)
+        loader = importlib.machinery.ExtensionFileLoader("repdl._C", private)
+        spec = importlib.util.spec_from_file_location("repdl._C", private, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    finally:
+        shutil.rmtree(folder)
     return module
 
 
