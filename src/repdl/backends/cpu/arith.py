@@ -14,6 +14,7 @@ from .outputs import row_major, row_major_like
 
 CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
 
+
 def strides_over(t, shape):
     """t's element strides over the broadcast shape: 0 for the dims t lacks
     or has as size 1, its own stride otherwise."""
