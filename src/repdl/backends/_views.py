@@ -43,14 +43,15 @@ def coalesced(x, dims):
 
 def reduction_view(x: torch.Tensor, dims) -> ReductionView:
     """The view of reducing `dims` (sorted, distinct) of a non-empty x."""
-    assert x.numel() > 0, "empty reductions are answered without a kernel"
+    numel = x.numel()
+    assert numel > 0, "empty reductions are answered without a kernel"
     n, k = x.dim(), len(dims)
     if (not k or dims[0] == n - k) and x.is_contiguous():
         # The common case (a whole tensor, or its last dims, row-major): the
         # reduced dims are one run of stride 1 and the kept ones one group.
         shape = x.shape
         R = shape[-1] if k == 1 else math.prod(shape[n - k:])
-        P = x.numel() // R
+        P = numel // R
         return _new_view(ReductionView, (x, (x.data_ptr(), 1, 0, P, R, R, 1), tuple(shape[:n - k]), None))
     if k and not 0 <= dims[0] <= dims[-1] < n:
         # (a negative dim would make a view whose lines run past x's memory)
