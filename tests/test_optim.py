@@ -7,7 +7,6 @@ import math
 import pytest
 import torch
 
-import repdl
 from repdl import backends, optim
 from repdl.testing import assert_bitwise_equal
 

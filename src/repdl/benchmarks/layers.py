@@ -4,7 +4,6 @@ Used by bench/bench_nn.py and `repdl bench`."""
 import torch
 import torch.nn.functional as F
 
-import repdl
 import repdl.nn.functional as RF
 
 

@@ -14,7 +14,6 @@ from .. import _checks, backends
 from .._checks import PLAIN_TYPES
 from .._library import Op, vmap_by_loop
 from . import _batching, arith, reductions
-from . import _prims as P
 
 __all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
 

@@ -40,7 +40,7 @@ def _sum_fake(x, dims, keepdim, order):
 
 
 def _reduce_setup(ctx, inputs, output):
-    x, dims, keepdim = inputs[0], inputs[-3], inputs[-2]
+    x, dims = inputs[0], inputs[-3]
     ctx.in_shape, ctx.kept = x.shape, keepdim_shape(x.shape, dims)
 
 
