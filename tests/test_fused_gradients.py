@@ -24,7 +24,7 @@ def test_norm_rows_match_the_reference(rows, n, centered, gen, isa):
     x = sprinkle(wide(rows, n, gen=gen, spread=3), SPECIALS + TINY, gen, 0.01)
     g = wide(rows, n, gen=gen, spread=2)
     w, b = wide(n, gen=gen), wide(n, gen=gen)
-    for ww, bb in ((w, b), (None, None), (w, None)):
+    for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
         out, want = cpu.norm_rows(x, ww, bb, 1e-5, centered), ref.norm_rows(x, ww, bb, 1e-5, centered)
         for a, e in zip(out, want):
             assert_bitwise_equal(a, e, "forward")
