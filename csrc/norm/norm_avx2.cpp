@@ -1,7 +1,6 @@
 // AVX2 row of the normalisation kernels: the portable text compiled for
 // AVX2+FMA (row loops eight lanes wide; every operation the same rounding).
 #include <algorithm>
-#include <cstring>
 
 #include "common/nan.h"
 #include "common/parallel.h"

@@ -1,6 +1,5 @@
 // Portable row of the normalisation kernels.
 #include <algorithm>
-#include <cstring>
 
 #include "common/nan.h"
 #include "common/parallel.h"
