@@ -121,11 +121,12 @@ inline F f32_add(F a, F b) { return {_mm256_add_ps(a.v, b.v)}; }
 inline F f32_sub(F a, F b) { return {_mm256_sub_ps(a.v, b.v)}; }
 inline F f32_fma(F a, F b, F c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }    // a b + c
 inline F f32_fnma(F a, F b, F c) { return {_mm256_fnmadd_ps(a.v, b.v, c.v)}; }  // c - a b
+inline F f32_fms(F a, F b, F c) { return {_mm256_fmsub_ps(a.v, b.v, c.v)}; }     // a b - c
+inline F f32_fnms(F a, F b, F c) { return {_mm256_fnmsub_ps(a.v, b.v, c.v)}; }   // -(a b) - c
 inline F f32_and_bits(F a, uint32_t m) {
   return f32_from_int(_mm256_and_si256(f32_int(a), _mm256_set1_epi32(static_cast<int>(m))));
 }
 inline F f32_abs(F a) { return f32_and_bits(a, 0x7FFFFFFFu); }
-inline F f32_neg(F a) { return f32_from_int(_mm256_xor_si256(f32_int(a), _mm256_set1_epi32(INT32_MIN))); }
 inline F f32_max(F a, F b) { return {_mm256_max_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_min(F a, F b) { return {_mm256_min_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_add_bits(F a, F b) { return f32_from_int(_mm256_add_epi32(f32_int(a), f32_int(b))); }
@@ -133,6 +134,13 @@ inline F f32_add_bits(F a, uint32_t c) {
   return f32_from_int(_mm256_add_epi32(f32_int(a), _mm256_set1_epi32(static_cast<int>(c))));
 }
 inline F f32_shl_bits(F a, int n) { return f32_from_int(_mm256_slli_epi32(f32_int(a), n)); }
+// a 2^n, rounded once (exact where the result is normal), for an integer n
+// in [-126, 127] given twice: n = floor(e), and ebits = n << 23.  This row
+// multiplies by 2^n built from ebits (the AVX-512 row reads e).
+inline F f32_scale_pow2(F a, F e, F ebits) {
+  (void)e;
+  return f32_mul(a, f32_add_bits(f32_splat(1.0f), ebits));
+}
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }
 inline FM f32_ne(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true

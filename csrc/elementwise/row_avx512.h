@@ -120,10 +120,9 @@ inline F f32_add(F a, F b) { return {_mm512_add_ps(a.v, b.v)}; }
 inline F f32_sub(F a, F b) { return {_mm512_sub_ps(a.v, b.v)}; }
 inline F f32_fma(F a, F b, F c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }    // a b + c
 inline F f32_fnma(F a, F b, F c) { return {_mm512_fnmadd_ps(a.v, b.v, c.v)}; }  // c - a b
+inline F f32_fms(F a, F b, F c) { return {_mm512_fmsub_ps(a.v, b.v, c.v)}; }     // a b - c
+inline F f32_fnms(F a, F b, F c) { return {_mm512_fnmsub_ps(a.v, b.v, c.v)}; }   // -(a b) - c
 inline F f32_abs(F a) { return {_mm512_abs_ps(a.v)}; }
-inline F f32_neg(F a) {
-  return {_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(INT32_MIN)))};
-}
 inline F f32_max(F a, F b) { return {_mm512_max_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_min(F a, F b) { return {_mm512_min_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_and_bits(F a, uint32_t m) {
@@ -137,6 +136,15 @@ inline F f32_add_bits(F a, uint32_t c) {
 }
 inline F f32_shl_bits(F a, int n) {
   return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(a.v), static_cast<unsigned>(n)))};
+}
+// a 2^n, rounded once (exact where the result is normal), for an integer n
+// in [-126, 127] given twice: n = floor(e), and ebits = n << 23 (the AVX2
+// row's form).  One vscalefps, which floors e itself: it replaces the three
+// integer steps that build 2^n (measured on Zen 4, 64K, 1 thread: exp 0.87
+// of the time, sigmoid 0.91-0.97, silu 0.89-0.99).
+inline F f32_scale_pow2(F a, F e, F ebits) {
+  (void)ebits;
+  return {_mm512_scalef_ps(a.v, e.v)};
 }
 inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }

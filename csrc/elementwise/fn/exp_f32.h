@@ -25,18 +25,24 @@ struct ExpF32 {
   F32Table32 th_table{kExpTableF32[0]}, tl_table{kExpTableF32[1]};
 
   // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (the
-  // unscaled value lies in [0.989, 2.03], |*lo| < 2^-13); *sk holds m (see
-  // pow2_bits).  Beyond 87 and for NaN the lanes hold garbage.
-  F unscaled(F x, F* lo, F* sk) const {
+  // unscaled value lies in [0.989, 2.03], |*lo| < 2^-13); *sk and *k hold
+  // the reduction's k = 32 m + j, as kMagic + k and as k (scale() takes
+  // both).  kNegated: the same for e^-x, the negation folded into the first
+  // two steps (fnma for fma, fnms for fnma: the same values, one
+  // instruction fewer than negating x).  Beyond 87 and for NaN the lanes
+  // hold garbage.
+  template <bool kNegated = false>
+  F unscaled(F x, F* lo, F* sk, F* k) const {
+    const F inv = f32_splat(0x1.715476p+5f), magic = f32_splat(0x1.8p23f), c1 = f32_splat(0x1.62e43p-6f);
+    *sk = kNegated ? f32_fnma(x, inv, magic) : f32_fma(x, inv, magic);
     // sk holds kMagic + k: its low five bits are j, its bits from the
     // fifth up are 32m (the magic's bits all sit above bit 21, |k| <= 4017).
-    *sk = f32_fma(x, f32_splat(0x1.715476p+5f), f32_splat(0x1.8p23f));
-    const F k = f32_sub(*sk, f32_splat(0x1.8p23f));
+    *k = f32_sub(*sk, magic);
     // C1 = fl32(ln2/32), C2 = fl32(ln2/32 - C1): x - k C1 is exact (for
     // k != 0, |x| >= 2^-7 makes x and k C1 multiples of 2^-30, and |rh| <
     // 2^-6); rl = -k C2 within 2^-45.5, |rl| < 2^-21.9.
-    const F rh = f32_fnma(k, f32_splat(0x1.62e43p-6f), x);
-    const F rl = f32_mul(k, f32_splat(0x1.05c61p-34f));
+    const F rh = kNegated ? f32_fnms(*k, c1, x) : f32_fnma(*k, c1, x);
+    const F rl = f32_mul(*k, f32_splat(0x1.05c61p-34f));
     return reduced(*sk, rh, rl, lo);
   }
 
@@ -58,20 +64,23 @@ struct ExpF32 {
     return h;
   }
 
-  // m << 23 from unscaled's sk: (kMagic + k - j) << 18 (the magic's bits
-  // shift out); added to a normal float's bits it scales by 2^m.
-  static F pow2_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~31u), 18); }
+  // a 2^m (f32_scale_pow2: rounded once, exact where the result is
+  // normal) for unscaled's sk and k: m = floor(k / 32) (k / 32 is exact),
+  // and m << 23 = (kMagic + k - j) << 18 (the magic's bits shift out).
+  static F scale(F a, F sk, F k) {
+    return f32_scale_pow2(a, f32_mul(k, f32_splat(0x1p-5f)), f32_shl_bits(f32_and_bits(sk, ~31u), 18));
+  }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
   F eval(F x, uint32_t* hard) const {
     const FM in_range = f32_le(f32_abs(x), f32_splat(87.0f));  // NaN: false
-    F lo, sk;
-    const F h = unscaled(x, &lo, &sk);
+    F lo, sk, k;
+    const F h = unscaled(x, &lo, &sk, &k);
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     // Exact and commuting with the rounding: the result is normal.
-    return f32_add_bits(y, pow2_bits(sk));
+    return scale(y, sk, k);
   }
 };
 
@@ -90,15 +99,16 @@ struct Exp2F32 {
 
   F eval(F x, uint32_t* hard) const {
     const F sk = f32_fma(x, f32_splat(32.0f), f32_splat(0x1.8p23f));
-    const F r = f32_fnma(f32_sub(sk, f32_splat(0x1.8p23f)), f32_splat(0x1p-5f), x);
+    const F k = f32_sub(sk, f32_splat(0x1.8p23f));
+    const F r = f32_fnma(k, f32_splat(0x1p-5f), x);
     const F l1 = f32_splat(0x1.62e430p-1f), l2 = f32_splat(-0x1.05c610p-29f);
     const F rh = f32_mul(r, l1);
-    const F rl = f32_fma(r, l2, f32_fma(r, l1, f32_neg(rh)));
+    const F rl = f32_fma(r, l2, f32_fms(r, l1, rh));
     F lo;
     const F h = exp.reduced(sk, rh, rl, &lo);
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(f32_le(f32_abs(x), f32_splat(125.0f)))));
-    return f32_add_bits(y, ExpF32::pow2_bits(sk));
+    return ExpF32::scale(y, sk, k);
   }
 };

@@ -4,7 +4,7 @@
 // error analysis is in docs/elementwise.md ("sigmoid and silu: the float32
 // path").
 //
-//   E = e^-x = 2^m (Ey + Ed)        ExpF32::unscaled at z = max(-x, -64),
+//   E = e^-x = 2^m (Ey + Ed)        ExpF32::unscaled<true> at min(x, 64),
 //                                   renormalised (|Ed| <= ulp(Ey) / 2)
 //   1 + E = Dh + Dl                 Dh = fl(1 + Eh), Dl: its error + El
 //   y0 = fl(1 / Dh),  r = 1 - Dh y0 (exact, one fma)
@@ -26,12 +26,11 @@ struct LogisticF32 {
   // 1 / (1 + e^-x) = y0 + *low within 2^-35.07 relative, for x >= -48
   // (and +inf); y0 >= 2^-69.3.
   F reciprocal(F x, F* low) const {
-    F lo, sk, ed;
-    const F h = exp.unscaled(f32_max(f32_neg(x), f32_splat(-64.0f)), &lo, &sk);
+    F lo, sk, k, ed;
+    const F h = exp.unscaled<true>(f32_min(x, f32_splat(64.0f)), &lo, &sk, &k);
     const F ey = two_sum_fast(h, lo, &ed);
     const F one = f32_splat(1.0f);
-    const F scale = f32_add_bits(one, ExpF32::pow2_bits(sk));  // 2^m, m in [-93, 70]
-    const F eh = f32_mul(ey, scale), el = f32_mul(ed, scale);
+    const F eh = ExpF32::scale(ey, sk, k), el = ExpF32::scale(ed, sk, k);  // 2^m, m in [-93, 70]
     // Fast2Sum on 1 and Eh (either may be the larger): Dl is exact before El.
     const F dh = f32_add(one, eh);
     const F dl = f32_add(f32_sub(f32_min(one, eh), f32_sub(dh, f32_max(one, eh))), el);
@@ -54,7 +53,7 @@ inline F sigmoid_from(F x, F y0, F low, FM* hard) {
 inline F silu_from(F x, F q, F low, FM* hard) {
   // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
   const F ph = f32_mul(x, q);
-  const F pl = f32_fma(x, q, f32_neg(ph));
+  const F pl = f32_fms(x, q, ph);
   FM unproven;
   const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
   const F a = f32_abs(x);

@@ -17,7 +17,7 @@ struct RsqrtF32 {
     const F one = f32_splat(1.0f);
     const F y = f32_div(one, f32_sqrt(x));
     const F yh = f32_mul(y, y);
-    const F yl = f32_fma(y, y, f32_neg(yh));
+    const F yl = f32_fms(y, y, yh);
     const F e = f32_fnma(x, yl, f32_fnma(x, yh, one));
     const F lo = f32_mul(y, f32_mul(e, f32_fma(e, f32_splat(0.375f), f32_splat(0.5f))));
     FM unproven;
