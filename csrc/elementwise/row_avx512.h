@@ -189,6 +189,12 @@ inline void store(double* p, D a) { _mm512_storeu_pd(p, a.v); }
 // (8-15): the low 29 bits of the significand within w of 2^28, or |v| below
 // 2^-126.  Both tests need one 32-bit half of each double, so the halves are
 // gathered (in element order) into one register each and tested 16 at once.
+// One difference: v with a zero exponent field (+-0 and the float64
+// subnormals) is not flagged.  It rounds to +-0, which is what settle leaves
+// it as (midpoint_distance), and a coarse evaluation within a relative bound
+// (Float64Tier) is that small only where f(x) is: so an exact zero, gelu(0)
+// or log(1), stands without the accurate evaluation (gelu of 64K zeros took
+// 414 us against 87 for random inputs when zeros were flagged).
 inline uint32_t near_midpoints(D v0, D v1, int w) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i lo = _mm512_permutex2var_epi32(bits(v0).v, even, bits(v1).v);
@@ -196,7 +202,10 @@ inline uint32_t near_midpoints(D v0, D v1, int w) {
   const __m512i low29 = _mm512_and_si512(_mm512_add_epi32(lo, _mm512_set1_epi32(w - (1 << 28))),
                                          _mm512_set1_epi32((1 << 29) - 1));
   const __mmask16 near = _mm512_cmple_epi32_mask(low29, _mm512_set1_epi32(2 * w));
-  const __mmask16 tiny = _mm512_cmplt_epi32_mask(_mm512_and_si512(hi, _mm512_set1_epi32(0x7FFFFFFF)),
-                                                 _mm512_set1_epi32((1023 - 126) << 20));
+  // (|hi| - 2^20) as unsigned: below 896 << 20 for exponent fields 1 to 896; a
+  // zero field wraps to 0x7FF00000 and up.
+  const __m512i above_subnormal = _mm512_and_si512(_mm512_sub_epi32(hi, _mm512_set1_epi32(1 << 20)),
+                                                   _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 tiny = _mm512_cmplt_epu32_mask(above_subnormal, _mm512_set1_epi32((1023 - 126 - 1) << 20));
   return static_cast<uint32_t>(near | tiny);
 }

@@ -95,13 +95,16 @@ struct Log10Coarse : LogCoarseBase {
 // with |x| >= 2^-29; rounded above, where ln u moves by < 2^-53).  On piece
 // 9 with k = 0, where u lies in [1 - 2^-6, 1 + 2^-5), r = u - 1 is x itself,
 // so a tiny x, which 1 + x would round away, keeps its bits.  Hard: x <= -1,
-// +inf and NaN.
+// +inf, NaN, and +-0: log1p(-0) = -0, but k ln2 + (the piece's ln c + ...)
+// adds to +0, and near_midpoints lets an exact zero stand.
 struct Log1pCoarse : LogCoarseBase {
   D eval(D x) const {
     const LogPieces::Reduced q = pieces.reduce(x + D(1.0));
     return pieces.ln(q, select(lt(abs_of(x), D(0x1p-7)), x, q.r));
   }
   static FM outside(F x) {
-    return fm_not(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))));
+    const F zero = f32_splat(0.0f);
+    return fm_not(fm_and(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))),
+                         f32_ne(x, zero)));
   }
 };
