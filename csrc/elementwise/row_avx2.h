@@ -144,6 +144,10 @@ inline F f32_scale_pow2(F a, F e, F ebits) {
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }
 inline FM f32_ne(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true
+inline FM f32_bits_zero(F a) {  // lanes whose bit pattern is 0 (+0; no flush mode can add others)
+  return {_mm256_castsi256_ps(_mm256_cmpeq_epi32(f32_int(a), _mm256_setzero_si256()))};
+}
+inline F f32_select(FM m, F a, F b) { return {_mm256_blendv_ps(b.v, a.v, m.v)}; }  // a where m, else b
 inline FM fm_or(FM a, FM b) { return {_mm256_or_ps(a.v, b.v)}; }
 inline FM fm_and(FM a, FM b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline FM fm_not(FM a) { return {_mm256_xor_ps(a.v, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))}; }

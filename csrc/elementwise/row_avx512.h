@@ -150,6 +150,10 @@ inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; 
 inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
 inline FM f32_ne(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true
+inline FM f32_bits_zero(F a) {  // lanes whose bit pattern is 0 (+0; no flush mode can add others)
+  return {_mm512_cmpeq_epi32_mask(_mm512_castps_si512(a.v), _mm512_setzero_si512())};
+}
+inline F f32_select(FM m, F a, F b) { return {_mm512_mask_mov_ps(b.v, m.v, a.v)}; }  // a where m, else b
 inline FM fm_or(FM a, FM b) { return {static_cast<__mmask16>(a.v | b.v)}; }
 inline FM fm_and(FM a, FM b) { return {static_cast<__mmask16>(a.v & b.v)}; }
 inline FM fm_not(FM a) { return {static_cast<__mmask16>(~a.v)}; }

@@ -16,8 +16,8 @@
 // exact power of two), and one quotient serves both signs.  The result is
 // rounded by round_proven (fn/double_float.h).  Hard lanes: round_proven's,
 // x < -48 (results below e^-48, where a flushed subnormal low part could
-// matter) and NaN; for silu also |x| < 2^-64 (zeros included) and |x| =
-// inf.  For x > 64, e^-64 stands in for e^-x: both sigmoids and both silus
+// matter) and NaN; for silu also 0 < |x| < 2^-64 and |x| = inf (silu(+-0)
+// is x).  For x > 64, e^-64 stands in for e^-x: both sigmoids and both silus
 // round alike, far from any midpoint.
 
 struct LogisticF32 {
@@ -56,11 +56,15 @@ inline F silu_from(F x, F q, F low, FM* hard) {
   const F pl = f32_fms(x, q, ph);
   FM unproven;
   const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
+  // silu(+-0) = +-0 is x itself (round_proven's sum would make -0 +0), so
+  // zeros, common in activations, need no float64 evaluation; the rest of
+  // |x| < 2^-64 does (the float64 path's near-zero rule).
   const F a = f32_abs(x);
+  const FM zero = f32_bits_zero(a);
   const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
-                             fm_and(f32_ge(a, f32_splat(0x1p-64f)), f32_le(a, f32_splat(0x1.fffffep127f))));
+                             fm_and(fm_or(f32_ge(a, f32_splat(0x1p-64f)), zero), f32_le(a, f32_splat(0x1.fffffep127f))));
   *hard = fm_or(unproven, fm_not(in_range));
-  return y;
+  return f32_select(zero, x, y);
 }
 
 struct SigmoidF32 {
