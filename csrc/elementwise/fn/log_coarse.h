@@ -103,8 +103,7 @@ struct Log1pCoarse : LogCoarseBase {
     return pieces.ln(q, select(lt(abs_of(x), D(0x1p-7)), x, q.r));
   }
   static FM outside(F x) {
-    const F zero = f32_splat(0.0f);
     return fm_not(fm_and(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))),
-                         f32_ne(x, zero)));
+                         f32_ne(x, f32_splat(0.0f))));
   }
 };
