@@ -203,7 +203,41 @@ def test_hard_cases_in_place(name):
         repdl.set_isa(saved)
 
 
+# The thresholds of the fast paths' rescues (fn/double_float.h's
+# settle_tails): from each on outwards, the function's rounded value is the
+# limit.  Each is checked against MPFR with its neighbours (test_rescue_
+# thresholds_are_the_edges) and lies among the fast-path edges below.
+RESCUE_THRESHOLDS = {  # name: [(threshold, limit, +1: the rule holds above it, -1: below)]
+    "exp": [(-float.fromhex("0x1.9fe36ap+6"), 0.0, -1), (float.fromhex("0x1.62e430p+6"), math.inf, 1)],
+    "exp2": [(-150.0, 0.0, -1), (128.0, math.inf, 1)],
+    "sigmoid": [(-float.fromhex("0x1.9fe36ap+6"), 0.0, -1)],
+    "softplus": [(-float.fromhex("0x1.9fe36ap+6"), 0.0, -1)],
+    "logsigmoid": [(float.fromhex("0x1.9fe36ap+6"), -0.0, 1)],
+    "silu": [(-float.fromhex("0x1.b2a428p+6"), -0.0, -1)],
+    "erfc": [(float.fromhex("0x1.41bbf8p+3"), 0.0, 1)],
+    "gelu": [(-float.fromhex("0x1.cb64eap+3"), -0.0, -1)],
+}
+
+
+def _rescue_edges(name):
+    """Each rescue threshold of `name` and its neighbours, 3 ulps either way."""
+    edges = u32(torch.tensor([t for t, _, _ in RESCUE_THRESHOLDS.get(name, [])], dtype=torch.float32))
+    return [b + d for b in edges for d in range(-3, 4)]
+
+
 def _float32_path_edges(name):
+    """_range_edges(name) with the rescues' thresholds and bands: exp's,
+    the logistic pair's [-87, -48) through exp's pair and their subnormal
+    results beyond, rsqrt's scaled ranges, the subnormals near zero that
+    silu, gelu and log1p settle by rule."""
+    bands = [-86.99999, -87.0, -87.00001, -50.0, -60.5, -70.25, -80.0, -85.0, -88.0, -90.0, -91.6, -95.0, -100.0,
+             -105.0, -108.0, -109.0, 2.0 ** -100, 1.5 * 2.0 ** -126, 1e-40, 2.0 ** 100, 1.9 * 2.0 ** 127]
+    tiny = [1, 2, 3, 5, 0x80000001, 0x80000002, 0x80000003, 0x80000005, 0x00400001, 0x807FFFFF, 0x00800001,
+            0x01000001, 0x20000001, 0xA0000001]  # odd multiples of 2^-149 (x/2 a tie) and small normals
+    return _range_edges(name) + _rescue_edges(name) + u32(torch.tensor(bands)) + tiny
+
+
+def _range_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
     fn/rsqrt_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
     fn/softplus_coarse.h) must hand to the float64 path or settle at its
@@ -264,6 +298,21 @@ def _float32_path_edges(name):
     # where e^-x's low part, or silu's product error, falls below 2^-126
     edges += [70 + i for i in range(20)] + [-40 - i / 4 for i in range(32)] + [2.0 ** -(50 + i) for i in range(14)]
     return u32(torch.tensor(edges + specials)) + [0x1F800000 + d for d in (-1, 0, 1)]  # 2^-64 and neighbours
+
+
+@pytest.mark.parametrize("name", sorted(RESCUE_THRESHOLDS))
+def test_rescue_thresholds_are_the_edges(name):
+    """Each threshold of a rescue rule is where the correctly rounded result
+    (MPFR) becomes the limit: at the threshold and one ulp outwards it is
+    the limit, one ulp inwards it is not.  A threshold moved inwards would
+    give the limit where it is wrong; moved outwards, it would leave lanes
+    to the float64 path that a rule settles."""
+    for t, limit, side in RESCUE_THRESHOLDS[name]:
+        b = u32(torch.tensor([t], dtype=torch.float32))[0]
+        outward = 1 if (side > 0) == (t > 0) else -1  # bit steps away from zero grow |x|
+        got = expected(name, [b - outward, b, b + outward])
+        want = u32(torch.tensor([limit], dtype=torch.float32))[0]
+        assert got[1:] == [want, want] and got[0] != want, f"{name}: threshold {t!r} is not the edge of {limit}"
 
 
 def _float32_path_inputs(name):

@@ -138,6 +138,7 @@ inline F f32_scale_pow2(F a, F e, F ebits) {
   (void)e;
   return f32_mul(a, f32_add_bits(f32_splat(1.0f), ebits));
 }
+inline FM f32_lt(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }
 inline FM f32_ne(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)}; }  // NaN: true

@@ -32,3 +32,51 @@ inline F two_sum_fast(F h, F lo, F* d) {
   *d = f32_sub(lo, f32_sub(y, h));
   return y;
 }
+
+// Exact rules for the lanes a fast path leaves hard: each kernel's
+// rescue() (run_fast, row_simd.inc) writes `value` into the lanes of m,
+// which then leave *hard.  The rules hold for a range of inputs as a
+// whole (exp(x) = +0 for every x <= -103.972084, say), so they need no
+// rounding test.  Each threshold is the float32 input where the correctly
+// rounded result reaches the limit (test_fast_path_rules checks it and its
+// neighbour against the float64 path; the exhaustive crosscheck, every
+// input).
+inline F settle_lanes(FM m, F value, F y, uint32_t* hard) {
+  *hard &= ~fm_bits(m);
+  return f32_select(m, value, y);
+}
+
+// A second evaluation's results y_new in the lanes of m, whose hard bits
+// become new_hard's.
+inline F replace_lanes(FM m, F y_new, uint32_t new_hard, F y, uint32_t* hard) {
+  *hard = (*hard & ~fm_bits(m)) | (new_hard & fm_bits(m));
+  return f32_select(m, y_new, y);
+}
+
+// NaN in, the contract's NaN out (0x7FC00000): the one rule every rescue has.
+inline F settle_nan(F x, F y, uint32_t* hard) { return settle_lanes(f32_ne(x, x), f32_splat(__builtin_nanf("")), y, hard); }
+
+// x/2 plus a positive perturbation far below its rounding unit, rounded:
+// x/2 where that is a float, else (x odd on the 2^-149 grid, x/2 a tie
+// between two subnormals) the neighbour towards +inf.  The rule near zero
+// of silu and gelu, f(x) = x/2 + c x^2 + O(x^4) with c > 0 (the float64
+// path's gelu_near_zero).  A -0 half keeps its sign: silu(-2^-149) = -0.
+inline F half_above(F x) {
+  const F h = f32_mul(x, f32_splat(0.5f));
+  const F e = f32_fnma(h, f32_splat(2.0f), x);  // x - 2h exactly: 0 or +-2^-149
+  return f32_select(f32_lt(f32_splat(0.0f), e), f32_add(h, f32_splat(0x1p-149f)), h);
+}
+
+// The tails where a function has reached its limit: x <= lo gives below,
+// x >= hi gives above (an infinite edge: the function's value at that
+// infinity), NaN gives NaN.  Blocks whose hard lanes all lie inside (lo,
+// hi) leave at once: gelu's x in [-14.4, -5.65] and erfc's z in [4, 10.1]
+// stay hard in 40% of blocks of randn * 3, and the rules would cost those
+// blocks a tenth of their time.
+inline F settle_tails(F x, F y, float lo, float below, float hi, float above, uint32_t* hard) {
+  const FM inside = fm_and(f32_lt(f32_splat(lo), x), f32_lt(x, f32_splat(hi)));  // NaN: outside
+  if ((~fm_bits(inside) & *hard) == 0) return y;
+  y = settle_lanes(f32_le(x, f32_splat(lo)), f32_splat(below), y, hard);
+  y = settle_lanes(f32_ge(x, f32_splat(hi)), f32_splat(above), y, hard);
+  return settle_nan(x, y, hard);
+}

@@ -63,6 +63,10 @@ struct ErfcCoarse {
     return select(lt(z, D(0.0)), select(le(z, D(-4.0)), D(2.0), D(2.0) - e), e);
   }
   static FM outside(F z) { return fm_not(f32_lt(z, f32_splat(4.0f))); }
+  // erfc(z) rounds to +0 for z >= 10.0541954 (+inf included).
+  static F rescue(F z, F y, uint32_t* hard) {
+    return settle_tails(z, y, -__builtin_inff(), 2.0f, 0x1.41bbf8p+3f, 0.0f, hard);
+  }
 };
 
 // gelu(x) = (x/2) erfc(z), z = -x/sqrt 2 (Gelu's formula), for |x| <= 5.65,
@@ -84,6 +88,14 @@ struct GeluCoarse {
     return select(gt(x, D(kGeluIdentity)), x, (x * D(0.5)) * c);
   }
   static FM outside(F x) { return fm_not(f32_ge(x, f32_splat(static_cast<float>(-kGeluIdentity)))); }
+  // gelu(x) rounds to -0 for x <= -14.3560686 (-inf included); near zero
+  // (|x| < 2^-60, gelu_near_zero's range) it is half_above(x), which
+  // settles the subnormal results there.
+  static F rescue(F x, F y, uint32_t* hard) {
+    const FM near_zero = f32_lt(f32_abs(x), f32_splat(static_cast<float>(kGeluTiny)));
+    if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
+    return settle_tails(x, y, -0x1.cb64eap+3f, -0.0f, __builtin_inff(), __builtin_inff(), hard);
+  }
 };
 
 // erf(x) = x P(x^2) for |x| < 1/2 (erf_small, erf_family.h: within 6 u),
@@ -106,4 +118,5 @@ struct ErfCoarse {
     return select(lt(ax, D(0.5)), erf_small(x), big);
   }
   static FM outside(F x) { return f32_ne(x, x); }
+  static F rescue(F x, F y, uint32_t* hard) { return settle_nan(x, y, hard); }
 };

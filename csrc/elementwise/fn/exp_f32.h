@@ -82,6 +82,14 @@ struct ExpF32 {
     // Exact and commuting with the rounding: the result is normal.
     return scale(y, sk, k);
   }
+
+  // The hard lanes' exact rules (run_fast): exp(x) rounds to +0 for x <=
+  // -103.972084 (e^x <= 2^-150, half the least subnormal) and to +inf for x
+  // >= 88.7228394; -inf and +inf are among them.  Left hard: the subnormal
+  // results and |x| in (87, 88.7228394).
+  static F rescue(F x, F y, uint32_t* hard) {
+    return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, 0x1.62e430p+6f, __builtin_inff(), hard);
+  }
 };
 
 // exp2 on the same table: x = k/32 + r exactly, 2^x = 2^m T_j e^(r ln2).
@@ -111,4 +119,8 @@ struct Exp2F32 {
     *hard = fm_bits(fm_or(unproven, fm_not(f32_le(f32_abs(x), f32_splat(125.0f)))));
     return ExpF32::scale(y, sk, k);
   }
+
+  // 2^x rounds to +0 for x <= -150 (2^-150 is the tie between 0 and the
+  // least subnormal, and goes to even) and to +inf for x >= 128.
+  static F rescue(F x, F y, uint32_t* hard) { return settle_tails(x, y, -150.0f, 0.0f, 128.0f, __builtin_inff(), hard); }
 };

@@ -17,8 +17,9 @@
 // rounded by round_proven (fn/double_float.h).  Hard lanes: round_proven's,
 // x < -48 (results below e^-48, where a flushed subnormal low part could
 // matter) and NaN; for silu also 0 < |x| < 2^-64 and |x| = inf (silu(+-0)
-// is x).  For x > 64, e^-64 stands in for e^-x: both sigmoids and both silus
-// round alike, far from any midpoint.
+// is x).  The rescues below settle most of x < -48, the infinities and NaN.
+// For x > 64, e^-64 stands in for e^-x: both sigmoids and both silus round
+// alike, far from any midpoint.
 
 struct LogisticF32 {
   ExpF32 exp;
@@ -50,12 +51,17 @@ inline F sigmoid_from(F x, F y0, F low, FM* hard) {
   return y;
 }
 
+// fl(x (h + lo)), proven by round_proven: x h = ph + pl exactly (one fms;
+// its callers keep |x h| >= 2^-66, so nothing underflows), and x lo + pl
+// rounded once, within 2^-24 |x lo|.
+inline F times_pair(F x, F h, F lo, FM* unproven) {
+  const F ph = f32_mul(x, h);
+  return round_proven(ph, f32_fma(x, lo, f32_fms(x, h, ph)), unproven);
+}
+
 inline F silu_from(F x, F q, F low, FM* hard) {
-  // x q = ph + pl exactly: |x q| >= 2^-66 here, so nothing underflows.
-  const F ph = f32_mul(x, q);
-  const F pl = f32_fms(x, q, ph);
   FM unproven;
-  const F y = round_proven(ph, f32_fma(x, low, pl), &unproven);
+  const F y = times_pair(x, q, low, &unproven);
   // silu(+-0) = +-0 is x itself (round_proven's sum would make -0 +0), so
   // zeros, common in activations, need no float64 evaluation; the rest of
   // |x| < 2^-64 does (the float64 path's near-zero rule).
@@ -65,6 +71,43 @@ inline F silu_from(F x, F q, F low, FM* hard) {
                              fm_and(fm_or(f32_ge(a, f32_splat(0x1p-64f)), zero), f32_le(a, f32_splat(0x1.fffffep127f))));
   *hard = fm_or(unproven, fm_not(in_range));
   return f32_select(zero, x, y);
+}
+
+// The rescues of the hard lanes (run_fast).  Below the quotient's range,
+// for x in [-87, -48): sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69,
+// so exp's pair and its bound (2^-34.74, rounding slack included, of the
+// 2^-34.5 round_proven allows) prove sigmoid's rounding as well, and silu(x)
+// = x e^x (1 - d) is x times that pair (times_pair adds 2^-36.97: 2^-34.58
+// in all).  Both results are normal there (silu(-87) = -1.4e-36), so the
+// scaling by 2^m stays exact.  Then the tails: sigmoid(x) rounds to +0 for
+// x <= -103.972084, silu(x) to -0 for x <= -108.660309 (-inf included), and
+// silu(+inf) = +inf, and silu's 0 < |x| < 2^-64 is half_above(x).  Left
+// hard: the subnormal results further out, and what round_proven cannot
+// prove.
+inline FM below_quotient(F x) { return fm_and(f32_ge(x, f32_splat(-87.0f)), f32_lt(x, f32_splat(-48.0f))); }
+
+inline F sigmoid_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
+  const FM band = below_quotient(x);
+  if (fm_bits(band) & *hard) {
+    uint32_t exp_hard;
+    const F e = exp.eval(x, &exp_hard);
+    y = replace_lanes(band, e, exp_hard, y, hard);
+  }
+  return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, __builtin_inff(), 1.0f, hard);
+}
+
+inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
+  const FM band = below_quotient(x);
+  if (fm_bits(band) & *hard) {
+    F lo, sk, k;
+    const F h = exp.unscaled(x, &lo, &sk, &k);
+    FM unproven;
+    const F p = ExpF32::scale(times_pair(x, h, lo, &unproven), sk, k);
+    y = replace_lanes(band, p, fm_bits(unproven), y, hard);
+  }
+  const FM near_zero = f32_lt(f32_abs(x), f32_splat(0x1p-64f));
+  if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
+  return settle_tails(x, y, -0x1.b2a428p+6f, -0.0f, __builtin_inff(), __builtin_inff(), hard);
 }
 
 struct SigmoidF32 {
@@ -77,6 +120,7 @@ struct SigmoidF32 {
     *hard = fm_bits(h);
     return y;
   }
+  F rescue(F x, F y, uint32_t* hard) const { return sigmoid_rescue(logistic.exp, x, y, hard); }
 };
 
 struct SiluF32 {
@@ -89,6 +133,7 @@ struct SiluF32 {
     *hard = fm_bits(h);
     return y;
   }
+  F rescue(F x, F y, uint32_t* hard) const { return silu_rescue(logistic.exp, x, y, hard); }
 };
 
 // silu and sigmoid from one quotient: silu's forward when its backward will
@@ -104,5 +149,13 @@ struct SiluSigmoidF32 {
     const F y = silu_from(x, q, low, &hy), s = sigmoid_from(x, q, low, &hs);
     *hard = fm_bits(fm_or(hy, hs));
     return {y, s};
+  }
+  // Each output's rescue on the lanes hard for either (a lane settled for
+  // one output and not the other is queued, and both are recomputed there).
+  std::array<F, 2> rescue(F x, const std::array<F, 2>& v, uint32_t* hard) const {
+    uint32_t hy = *hard, hs = *hard;
+    const std::array<F, 2> out{silu_rescue(logistic.exp, x, v[0], &hy), sigmoid_rescue(logistic.exp, x, v[1], &hs)};
+    *hard = hy | hs;
+    return out;
   }
 };

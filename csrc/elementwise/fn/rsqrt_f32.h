@@ -26,4 +26,26 @@ struct RsqrtF32 {
     *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     return r;
   }
+
+  // The hard lanes' rescue (run_fast).  Positive x outside [2^-96, 2^96]
+  // go through eval at x 2^64 or x 2^-64 (exact: x 2^64 of a subnormal is
+  // normal), landing in [2^-85, 2^64], and rsqrt(x) = rsqrt(x 2^64) 2^32 or
+  // rsqrt(x 2^-64) 2^-32 exactly (results from 2^-64 to 2^74.5, normal).
+  // Then the special values: rsqrt(+-0) = +-inf (1/x), NaN for x < 0 (-inf
+  // included), rsqrt(+inf) = +0.
+  F rescue(F x, F y, uint32_t* hard) const {
+    const F zero = f32_splat(0.0f), inf = f32_splat(__builtin_inff());
+    const FM tiny = fm_and(f32_lt(zero, x), f32_lt(x, f32_splat(0x1p-96f)));
+    const FM scaled = fm_or(tiny, fm_and(f32_lt(f32_splat(0x1p96f), x), f32_lt(x, inf)));
+    if (fm_bits(scaled) & *hard) {
+      uint32_t scaled_hard;
+      const F r = eval(f32_mul(x, f32_select(tiny, f32_splat(0x1p64f), f32_splat(0x1p-64f))), &scaled_hard);
+      y = replace_lanes(scaled, f32_mul(r, f32_select(tiny, f32_splat(0x1p32f), f32_splat(0x1p-32f))), scaled_hard,
+                        y, hard);
+    }
+    y = settle_lanes(fm_not(f32_ne(x, zero)), f32_div(f32_splat(1.0f), x), y, hard);
+    y = settle_lanes(f32_lt(x, zero), f32_splat(__builtin_nanf("")), y, hard);
+    y = settle_lanes(f32_ge(x, inf), zero, y, hard);
+    return settle_nan(x, y, hard);
+  }
 };
