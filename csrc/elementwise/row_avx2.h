@@ -130,6 +130,7 @@ inline F f32_abs(F a) { return f32_and_bits(a, 0x7FFFFFFFu); }
 inline F f32_max(F a, F b) { return {_mm256_max_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_min(F a, F b) { return {_mm256_min_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_add_bits(F a, F b) { return f32_from_int(_mm256_add_epi32(f32_int(a), f32_int(b))); }
+inline F f32_sub_bits(F a, F b) { return f32_from_int(_mm256_sub_epi32(f32_int(a), f32_int(b))); }
 inline F f32_shl_bits(F a, int n) { return f32_from_int(_mm256_slli_epi32(f32_int(a), n)); }
 // a 2^n, rounded once (exact where the result is normal), for an integer n
 // in [-126, 127] given twice: n = floor(e), and ebits = n << 23.  This row

@@ -1,8 +1,9 @@
-// The steps the float32 paths of the vector rows share (fn/exp_f32.h,
-// fn/logistic_f32.h): a result carried as a pair h + lo of floats, and the
-// rounding that proves itself.  Written in the rows' float32 vocabulary
-// (row_avx2.h, row_avx512.h).  docs/elementwise.md ("exp: the float32
-// path") has the argument.
+// The steps the fast paths of the vector rows share (fn/exp_f32.h,
+// fn/logistic_f32.h, fn/rsqrt_f32.h and the coarse float64 tiers): a result
+// carried as a pair h + lo of floats, the rounding that proves itself, and
+// the exact rules by which their rescues settle hard lanes.  Written in the
+// rows' float32 vocabulary (row_avx2.h, row_avx512.h).  docs/elementwise.md
+// ("exp: the float32 path", "The rescue of hard blocks") has the argument.
 
 // The relative half-width of the interval round_proven rounds: every path
 // that calls it bounds its error, rounding slack included, below this

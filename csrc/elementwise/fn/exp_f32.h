@@ -83,11 +83,54 @@ struct ExpF32 {
     return scale(y, sk, k);
   }
 
-  // The hard lanes' exact rules (run_fast): exp(x) rounds to +0 for x <=
-  // -103.972084 (e^x <= 2^-150, half the least subnormal) and to +inf for x
-  // >= 88.7228394; -inf and +inf are among them.  Left hard: the subnormal
-  // results and |x| in (87, 88.7228394).
-  static F rescue(F x, F y, uint32_t* hard) {
+  // e^x for x in (-103.972084, -87], where the results fall below 2^-126
+  // or near it and the scaling by 2^m would round a second time: W = e^x
+  // 2^149, the result in units of the least subnormal, is the pair h + d
+  // (renormalised, |d| <= ulp(h) / 2) scaled by 2^(m + 149), exactly (m +
+  // 149 >= -1 keeps h normal; d may lose bits below 2^-150, 2^-150
+  // absolutely).  Below 2^-126 the float32 grid is the integer grid of W;
+  // from 2^-126 on, W's own float32 grid is the result's scaled.  So
+  // c = 2^23 is added where W < 2^23 (c + W in [2^23, 2^24), whose floats
+  // are the integers), Fast2Sum keeps the sum exact as a pair, and
+  // round_proven rounds it: its margin 2^-34.5 |c + W| >= 2^-11.5 covers
+  // exp's 2^-35.08 |W| <= 2^-12.08 plus the low part's roundings (2^-24).
+  // (unscaled's reduction stays exact down to -104, |k| <= 4801: docs/
+  // elementwise.md, "The rescue of hard blocks".)
+  F below_normal(F x, uint32_t* hard) const {
+    F lo, sk, k, d;
+    const F pair_h = unscaled(x, &lo, &sk, &k);
+    const F h = two_sum_fast(pair_h, lo, &d);
+    // k + 32 * 149 in place of k scales by 2^(m + 149) (both additions exact).
+    const F shift = f32_splat(32.0f * 149.0f);
+    const F sk_w = f32_add(sk, shift), k_w = f32_add(k, shift);
+    const F hs = scale(h, sk_w, k_w), ds = scale(d, sk_w, k_w);
+    const F grid = f32_splat(0x1p23f);
+    const FM subnormal = f32_lt(hs, grid);
+    const F c = f32_select(subnormal, grid, f32_splat(0.0f));
+    const F t = f32_add(c, hs);
+    FM unproven;
+    const F w = round_proven(t, f32_add(f32_sub(hs, f32_sub(t, c)), ds), &unproven);
+    *hard = fm_bits(unproven);
+    // w 2^-149, less c 2^-149, on the bits: the exponent field drops by 149
+    // (a normal result), or by 150 with c's leading bit (a subnormal one,
+    // whose bits are then the integer w - c).  Integer steps, because an
+    // arithmetic result below 2^-126 costs a microcode assist on Zen 4:
+    // f32_mul(w - c, 2^-149) took a quarter of this rescue's time.
+    return f32_sub_bits(w, f32_select(subnormal, grid, f32_splat(0x1p22f)));
+  }
+
+  // The hard lanes' rescue (run_fast): below_normal for x in (-103.972084,
+  // -87), and the tails: exp(x) rounds to +0 for x <= -103.972084 (e^x <=
+  // 2^-150, the tie with the least subnormal, goes to even) and to +inf for
+  // x >= 88.7228394; -inf and +inf are among them.  Left hard: |x| in (87,
+  // 88.7228394) and what round_proven cannot prove.
+  F rescue(F x, F y, uint32_t* hard) const {
+    const FM band = fm_and(f32_lt(f32_splat(-0x1.9fe36ap+6f), x), f32_lt(x, f32_splat(-87.0f)));
+    if (fm_bits(band) & *hard) {
+      uint32_t band_hard;
+      const F tiny = below_normal(x, &band_hard);
+      y = replace_lanes(band, tiny, band_hard, y, hard);
+    }
     return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, 0x1.62e430p+6f, __builtin_inff(), hard);
   }
 };

@@ -74,30 +74,29 @@ inline F silu_from(F x, F q, F low, FM* hard) {
 }
 
 // The rescues of the hard lanes (run_fast).  Below the quotient's range,
-// for x in [-87, -48): sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69,
-// so exp's pair and its bound (2^-34.74, rounding slack included, of the
-// 2^-34.5 round_proven allows) prove sigmoid's rounding as well, and silu(x)
-// = x e^x (1 - d) is x times that pair (times_pair adds 2^-36.97: 2^-34.58
-// in all).  Both results are normal there (silu(-87) = -1.4e-36), so the
-// scaling by 2^m stays exact.  Then the tails: sigmoid(x) rounds to +0 for
-// x <= -103.972084, silu(x) to -0 for x <= -108.660309 (-inf included), and
-// silu(+inf) = +inf, and silu's 0 < |x| < 2^-64 is half_above(x).  Left
-// hard: the subnormal results further out, and what round_proven cannot
-// prove.
-inline FM below_quotient(F x) { return fm_and(f32_ge(x, f32_splat(-87.0f)), f32_lt(x, f32_splat(-48.0f))); }
-
+// x < -48: sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69, so exp's
+// pair and its bound (2^-34.74, rounding slack included, of the 2^-34.5
+// round_proven allows) prove sigmoid's rounding as well, and so do exp's
+// own rescue's rules and its results below 2^-126 (where d < 2^-125): sigmoid
+// rounds as exp does there.  silu(x) = x e^x (1 - d) is x times that pair
+// on [-87, -48) (times_pair adds 2^-36.97: 2^-34.58 in all), where its
+// results are normal (silu(-87) = -1.4e-36) and the scaling by 2^m stays
+// exact; then silu(x) rounds to -0 for x <= -108.660309 (-inf included),
+// silu(+inf) = +inf, and 0 < |x| < 2^-64 gives half_above(x).  Left hard:
+// silu's results below 2^-126, and what round_proven cannot prove.
 inline F sigmoid_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
-  const FM band = below_quotient(x);
-  if (fm_bits(band) & *hard) {
+  const FM below = f32_lt(x, f32_splat(-48.0f));
+  if (fm_bits(below) & *hard) {
     uint32_t exp_hard;
-    const F e = exp.eval(x, &exp_hard);
-    y = replace_lanes(band, e, exp_hard, y, hard);
+    F e = exp.eval(x, &exp_hard);
+    if (exp_hard != 0) e = exp.rescue(x, e, &exp_hard);
+    y = replace_lanes(below, e, exp_hard, y, hard);
   }
-  return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, __builtin_inff(), 1.0f, hard);
+  return settle_nan(x, y, hard);
 }
 
 inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
-  const FM band = below_quotient(x);
+  const FM band = fm_and(f32_ge(x, f32_splat(-87.0f)), f32_lt(x, f32_splat(-48.0f)));
   if (fm_bits(band) & *hard) {
     F lo, sk, k;
     const F h = exp.unscaled(x, &lo, &sk, &k);

@@ -12,6 +12,10 @@ from repdl.benchmarks.layers import fwd_bwd
 SIZES = (8192, 65536, 524288, 1 << 24)
 SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000))
 SOFTMAX_FAMILY = ("softmax", "log_softmax", "cross_entropy")
+# Attention scores under a causal mask, as a hand-written attention forms
+# them (masked_fill with -inf above the diagonal): half of every line is
+# -inf, whose exponentials are rescued in whole blocks (elementwise.md).
+CAUSAL_SHAPE = (64, 128, 128)
 
 
 def _with_backward(fn, x):
@@ -33,9 +37,12 @@ def elementwise_cases(sizes=SIZES, names=FUNCTIONS, backward=True):
 
 def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     F = torch.nn.functional
-    for shape in shapes:
-        x = repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape)))
-        label = "x".join(map(str, shape))
+    inputs = [(repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape))), _shape(shape))
+              for shape in shapes]
+    above_diagonal = torch.ones(CAUSAL_SHAPE[-2:], dtype=torch.bool).triu(1)
+    causal = repdl.random.randn(*CAUSAL_SHAPE, generator=repdl.random.Generator(7))
+    inputs.append((causal.masked_fill(above_diagonal, float("-inf")), _shape(CAUSAL_SHAPE) + " causal"))
+    for x, label in inputs:
         for name, tf, rf in (("softmax", lambda t: F.softmax(t, -1), lambda t: repdl.softmax(t, -1)),
                              ("log_softmax", lambda t: F.log_softmax(t, -1), lambda t: repdl.log_softmax(t, -1))):
             if name not in names:
@@ -52,6 +59,10 @@ def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     if backward:
         yield "cross_entropy 4096x1000 +backward", _with_backward(lambda t: F.cross_entropy(t, target), logits), \
             _with_backward(lambda t: repdl.cross_entropy(t, target), logits)
+
+
+def _shape(shape):
+    return "x".join(map(str, shape))
 
 
 def _size(n):

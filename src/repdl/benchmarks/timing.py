@@ -38,9 +38,12 @@ def compare(torch_fn, repdl_fn, rounds: int = 5, repeats: int = 3):
     return t_torch, t_repdl, t_torch / t_repdl
 
 
+CASE_WIDTH = 40  # "log_softmax 64x128x128 causal +backward"
+
+
 def header(title: str) -> None:
     print(f"# {title} (torch {torch.__version__}, {torch.get_num_threads()} threads)")
-    print(f"{'case':<34} {'torch':>10} {'repdl':>10} {'ratio':>7}")
+    print(f"{'case':<{CASE_WIDTH}} {'torch':>10} {'repdl':>10} {'ratio':>7}")
 
 
 def _duration(seconds: float) -> str:
@@ -49,7 +52,7 @@ def _duration(seconds: float) -> str:
 
 
 def row(case: str, t_torch: float, t_repdl: float, ratio: float, extra: str = "") -> None:
-    print(f"{case:<34} {_duration(t_torch)} {_duration(t_repdl)} {ratio:>7.2f} {extra}")
+    print(f"{case:<{CASE_WIDTH}} {_duration(t_torch)} {_duration(t_repdl)} {ratio:>7.2f} {extra}")
 
 
 def above(t_torch: float, t_repdl: float) -> str:
