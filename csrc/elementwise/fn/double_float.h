@@ -39,9 +39,9 @@ inline F two_sum_fast(F h, F lo, F* d) {
 // which then leave *hard.  The rules hold for a range of inputs as a
 // whole (exp(x) = +0 for every x <= -103.972084, say), so they need no
 // rounding test.  Each threshold is the float32 input where the correctly
-// rounded result reaches the limit (test_fast_path_rules checks it and its
-// neighbour against the float64 path; the exhaustive crosscheck, every
-// input).
+// rounded result reaches the limit (test_rescue_thresholds_are_the_edges
+// checks it and its neighbours against MPFR; the exhaustive crosscheck,
+// every input).
 inline F settle_lanes(FM m, F value, F y, uint32_t* hard) {
   *hard &= ~fm_bits(m);
   return f32_select(m, value, y);
