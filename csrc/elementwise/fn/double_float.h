@@ -55,7 +55,9 @@ inline F replace_lanes(FM m, F y_new, uint32_t new_hard, F y, uint32_t* hard) {
 }
 
 // NaN in, the contract's NaN out (0x7FC00000): the one rule every rescue has.
-inline F settle_nan(F x, F y, uint32_t* hard) { return settle_lanes(f32_ne(x, x), f32_splat(__builtin_nanf("")), y, hard); }
+inline F settle_nan(F x, F y, uint32_t* hard) {
+  return settle_lanes(f32_ne(x, x), f32_splat(__builtin_nanf("")), y, hard);
+}
 
 // x/2 plus a positive perturbation far below its rounding unit, rounded:
 // x/2 where that is a float, else (x odd on the 2^-149 grid, x/2 a tie

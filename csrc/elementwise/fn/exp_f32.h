@@ -165,5 +165,7 @@ struct Exp2F32 {
 
   // 2^x rounds to +0 for x <= -150 (2^-150 is the tie between 0 and the
   // least subnormal, and goes to even) and to +inf for x >= 128.
-  static F rescue(F x, F y, uint32_t* hard) { return settle_tails(x, y, -150.0f, 0.0f, 128.0f, __builtin_inff(), hard); }
+  static F rescue(F x, F y, uint32_t* hard) {
+    return settle_tails(x, y, -150.0f, 0.0f, 128.0f, __builtin_inff(), hard);
+  }
 };
