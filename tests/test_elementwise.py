@@ -226,14 +226,13 @@ def _rescue_edges(name):
 
 
 def _float32_path_edges(name):
-    """_range_edges(name) with the rescues' thresholds and bands: exp's
-    and sigmoid's results below 2^-126 (below_normal), the logistic pair's
-    [-87, -48) through exp's pair, silu's subnormal results beyond, rsqrt's
-    scaled ranges, the subnormals near zero that silu, gelu and log1p
-    settle by rule."""
+    """_range_edges(name) with the rescues' thresholds and bands: exp's,
+    sigmoid's and silu's results below 2^-126 (ExpF32::scale_rounded), the
+    logistic pair's [-87, -48) through exp's pair, rsqrt's scaled ranges,
+    the subnormals near zero that silu, gelu and log1p settle by rule."""
     bands = [-86.99999, -87.0, -87.00001, -50.0, -60.5, -70.25, -80.0, -85.0, -88.0, -90.0, -91.6, -95.0, -100.0,
              -105.0, -108.0, -109.0, 2.0 ** -100, 1.5 * 2.0 ** -126, 1e-40, 2.0 ** 100, 1.9 * 2.0 ** 127]
-    bands += torch.linspace(-103.97, -87.0, 97).tolist()  # exp's and sigmoid's results on the subnormal grid
+    bands += torch.linspace(-108.7, -87.0, 129).tolist()  # exp's, sigmoid's, silu's results on the subnormal grid
     tiny = [1, 2, 3, 5, 0x80000001, 0x80000002, 0x80000003, 0x80000005, 0x00400001, 0x807FFFFF, 0x00800001,
             0x01000001, 0x20000001, 0xA0000001]  # odd multiples of 2^-149 (x/2 a tie) and small normals
     return _range_edges(name) + _rescue_edges(name) + u32(torch.tensor(bands)) + tiny

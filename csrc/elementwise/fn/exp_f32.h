@@ -83,40 +83,46 @@ struct ExpF32 {
     return scale(y, sk, k);
   }
 
-  // e^x for x in (-103.972084, -87], where the results fall below 2^-126
-  // or near it and the scaling by 2^m would round a second time: W = e^x
-  // 2^149, the result in units of the least subnormal, is the pair h + d
-  // (renormalised, |d| <= ulp(h) / 2) scaled by 2^(m + 149), exactly (m +
-  // 149 >= -1 keeps h normal; d may lose bits below 2^-150, 2^-150
-  // absolutely).  Below 2^-126 the float32 grid is the integer grid of W;
-  // from 2^-126 on, W's own float32 grid is the result's scaled.  So
-  // c = 2^23 is added where W < 2^23 (c + W in [2^23, 2^24), whose floats
-  // are the integers), Fast2Sum keeps the sum exact as a pair, and
-  // round_proven rounds it: its margin 2^-34.5 |c + W| >= 2^-11.5 covers
-  // exp's 2^-35.08 |W| <= 2^-12.08 plus the low part's roundings (2^-24).
-  // (unscaled's reduction stays exact down to -104, |k| <= 4801: docs/
-  // elementwise.md, "The rescue of hard blocks".)
+  // fl32((hi + lo) 2^m), m = floor(k/32) of unscaled's sk and k, for
+  // results of one sign (grid: +-2^23, that sign) near or below 2^-126,
+  // where scale() would round a second time; |lo| <= ulp(hi) / 2, |hi| in
+  // [0.49, 2^8].  W = (hi + lo) 2^(m + 149), the result in units of the
+  // least subnormal, is exact as a pair (k + 32 * 149 in place of k; m +
+  // 149 >= -8 keeps hi normal, lo may lose 2^-150).  Below 2^-126 the
+  // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
+  // is the result's scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
+  // in [2^23, 2^24) in magnitude, whose floats are the integers), Fast2Sum
+  // keeps the sum exact as a pair, and round_proven rounds it: its margin
+  // 2^-34.5 |c + W| >= 2^-11.5 covers an error of 2^-34.58 |W| <= 2^-11.58
+  // (exp's pair, silu's product) plus the low part's roundings (2^-24).
+  // (unscaled's reduction stays exact down to -108.7, |k| <= 5016:
+  // docs/elementwise.md, "The rescue of hard blocks".)
+  static F scale_rounded(F hi, F lo, F sk, F k, float grid, uint32_t* hard) {
+    const F shift = f32_splat(32.0f * 149.0f);
+    const F sk_w = f32_add(sk, shift), k_w = f32_add(k, shift);
+    const F ws = scale(hi, sk_w, k_w), ls = scale(lo, sk_w, k_w);
+    const F unit = f32_splat(0x1p23f);
+    const FM subnormal = f32_lt(f32_abs(ws), unit);
+    const F c = f32_select(subnormal, f32_splat(grid), f32_splat(0.0f));
+    const F t = f32_add(c, ws);
+    FM unproven;
+    const F w = round_proven(t, f32_add(f32_sub(ws, f32_sub(t, c)), ls), &unproven);
+    *hard = fm_bits(unproven);
+    // w 2^-149, less c 2^-149, on the bits: the exponent field drops by 149
+    // (a normal result), or by 150 with c's leading bit (a subnormal one,
+    // whose bits are then the sign and the integer |w - c|).  Integer
+    // steps, because an arithmetic result below 2^-126 costs a microcode
+    // assist on Zen 4: f32_mul(w - c, 2^-149) took a quarter of exp's
+    // rescue's time.
+    return f32_sub_bits(w, f32_select(subnormal, unit, f32_splat(0x1p22f)));
+  }
+
+  // e^x for x in (-103.972084, -87]: the results below 2^-126 and near it.
   F below_normal(F x, uint32_t* hard) const {
     F lo, sk, k, d;
     const F pair_h = unscaled(x, &lo, &sk, &k);
     const F h = two_sum_fast(pair_h, lo, &d);
-    // k + 32 * 149 in place of k scales by 2^(m + 149) (both additions exact).
-    const F shift = f32_splat(32.0f * 149.0f);
-    const F sk_w = f32_add(sk, shift), k_w = f32_add(k, shift);
-    const F hs = scale(h, sk_w, k_w), ds = scale(d, sk_w, k_w);
-    const F grid = f32_splat(0x1p23f);
-    const FM subnormal = f32_lt(hs, grid);
-    const F c = f32_select(subnormal, grid, f32_splat(0.0f));
-    const F t = f32_add(c, hs);
-    FM unproven;
-    const F w = round_proven(t, f32_add(f32_sub(hs, f32_sub(t, c)), ds), &unproven);
-    *hard = fm_bits(unproven);
-    // w 2^-149, less c 2^-149, on the bits: the exponent field drops by 149
-    // (a normal result), or by 150 with c's leading bit (a subnormal one,
-    // whose bits are then the integer w - c).  Integer steps, because an
-    // arithmetic result below 2^-126 costs a microcode assist on Zen 4:
-    // f32_mul(w - c, 2^-149) took a quarter of this rescue's time.
-    return f32_sub_bits(w, f32_select(subnormal, grid, f32_splat(0x1p22f)));
+    return scale_rounded(h, d, sk, k, 0x1p23f, hard);
   }
 
   // The hard lanes' rescue (run_fast): below_normal for x in (-103.972084,

@@ -51,17 +51,20 @@ inline F sigmoid_from(F x, F y0, F low, FM* hard) {
   return y;
 }
 
-// fl(x (h + lo)), proven by round_proven: x h = ph + pl exactly (one fms;
-// its callers keep |x h| >= 2^-66, so nothing underflows), and x lo + pl
+// x (h + lo) as the pair ph + *low: x h = ph + pl exactly (one fms; the
+// callers keep |x h| >= 2^-66, so nothing underflows), and x lo + pl
 // rounded once, within 2^-24 |x lo|.
-inline F times_pair(F x, F h, F lo, FM* unproven) {
+inline F times_pair(F x, F h, F lo, F* low) {
   const F ph = f32_mul(x, h);
-  return round_proven(ph, f32_fma(x, lo, f32_fms(x, h, ph)), unproven);
+  *low = f32_fma(x, lo, f32_fms(x, h, ph));
+  return ph;
 }
 
 inline F silu_from(F x, F q, F low, FM* hard) {
   FM unproven;
-  const F y = times_pair(x, q, low, &unproven);
+  F pl;
+  const F ph = times_pair(x, q, low, &pl);
+  const F y = round_proven(ph, pl, &unproven);
   // silu(+-0) = +-0 is x itself (round_proven's sum would make -0 +0), so
   // zeros, common in activations, need no float64 evaluation; the rest of
   // |x| < 2^-64 does (the float64 path's near-zero rule).
@@ -79,11 +82,12 @@ inline F silu_from(F x, F q, F low, FM* hard) {
 // round_proven allows) prove sigmoid's rounding as well, and so do exp's
 // own rescue's rules and its results below 2^-126 (where d < 2^-125): sigmoid
 // rounds as exp does there.  silu(x) = x e^x (1 - d) is x times that pair
-// on [-87, -48) (times_pair adds 2^-36.97: 2^-34.58 in all), where its
-// results are normal (silu(-87) = -1.4e-36) and the scaling by 2^m stays
-// exact; then silu(x) rounds to -0 for x <= -108.660309 (-inf included),
+// on (-108.660309, -48): x h exactly (one fms) plus x lo rounded once
+// (2^-36.97 more: 2^-34.58 in all), renormalised by Fast2Sum and scaled by
+// ExpF32::scale_rounded, which rounds the results below 2^-126 on their
+// grid; then silu(x) rounds to -0 for x <= -108.660309 (-inf included),
 // silu(+inf) = +inf, and 0 < |x| < 2^-64 gives half_above(x).  Left hard:
-// silu's results below 2^-126, and what round_proven cannot prove.
+// what round_proven cannot prove.
 inline F sigmoid_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
   const FM below = f32_lt(x, f32_splat(-48.0f));
   if (fm_bits(below) & *hard) {
@@ -96,13 +100,15 @@ inline F sigmoid_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
 }
 
 inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
-  const FM band = fm_and(f32_ge(x, f32_splat(-87.0f)), f32_lt(x, f32_splat(-48.0f)));
+  const FM band = fm_and(f32_lt(f32_splat(-0x1.b2a428p+6f), x), f32_lt(x, f32_splat(-48.0f)));
   if (fm_bits(band) & *hard) {
-    F lo, sk, k;
+    F lo, sk, k, pl, d;
     const F h = exp.unscaled(x, &lo, &sk, &k);
-    FM unproven;
-    const F p = ExpF32::scale(times_pair(x, h, lo, &unproven), sk, k);
-    y = replace_lanes(band, p, fm_bits(unproven), y, hard);
+    const F ph = times_pair(x, h, lo, &pl);
+    const F p = two_sum_fast(ph, pl, &d);
+    uint32_t band_hard;
+    const F s = ExpF32::scale_rounded(p, d, sk, k, -0x1p23f, &band_hard);
+    y = replace_lanes(band, s, band_hard, y, hard);
   }
   const FM near_zero = f32_lt(f32_abs(x), f32_splat(0x1p-64f));
   if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
