@@ -205,8 +205,9 @@ def test_hard_cases_in_place(name):
 
 # The thresholds of the fast paths' rescues (fn/double_float.h's
 # settle_tails): from each on outwards, the function's rounded value is the
-# limit.  Each is checked against MPFR with its neighbours (test_rescue_
-# thresholds_are_the_edges) and lies among the fast-path edges below.
+# limit.  Each is checked against MPFR with its neighbours by
+# test_rescue_thresholds_are_the_edges, and lies among the fast-path edges
+# below.  sigmoid's is exp's: below -48 sigmoid goes through exp's rescue.
 RESCUE_THRESHOLDS = {  # name: [(threshold, limit, +1: the rule holds above it, -1: below)]
     "exp": [(-float.fromhex("0x1.9fe36ap+6"), 0.0, -1), (float.fromhex("0x1.62e430p+6"), math.inf, 1)],
     "exp2": [(-150.0, 0.0, -1), (128.0, math.inf, 1)],
