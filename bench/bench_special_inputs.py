@@ -17,7 +17,7 @@ import torch
 
 import repdl
 from repdl.benchmarks.elementwise import FUNCTIONS, pair
-from repdl.benchmarks.in_cache import CAUSAL_SHAPE
+from repdl.benchmarks.in_cache import CAUSAL_SHAPE, causal_scores
 from repdl.benchmarks.timing import best_time, compare
 
 # The functions with a fast path in front of their float64 evaluation
@@ -38,11 +38,10 @@ def inputs(n):
 def softmax_rows():
     """Causal-masked attention scores through softmax, as a hand-written
     attention forms them, against the same scores unmasked."""
-    x = repdl.random.randn(*CAUSAL_SHAPE, generator=repdl.random.Generator(7))
-    masked = x.masked_fill(torch.ones(CAUSAL_SHAPE[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    x = causal_scores()
     t_plain = best_time(lambda: repdl.softmax(x, -1), 3)
-    minus_1e9 = x.masked_fill(masked == -torch.inf, -1e9)
-    for label, v in (("random", x), ("causal -inf", masked), ("causal -1e9", minus_1e9)):
+    masked = (("causal -inf", causal_scores(float("-inf"))), ("causal -1e9", causal_scores(-1e9)))
+    for label, v in (("random", x), *masked):
         _, t_repdl, ratio = compare(lambda v=v: torch.softmax(v, -1), lambda v=v: repdl.softmax(v, -1), rounds=3)
         print(f"softmax {'x'.join(map(str, CAUSAL_SHAPE))} {label:<12} {t_repdl / t_plain:6.2f}x own random, "
               f"torch/RepDL {ratio:.2f}")

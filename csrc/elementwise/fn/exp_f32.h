@@ -21,6 +21,13 @@ alignas(64) constexpr float kExpTableF32[2][32] = {
 #include "elementwise/fn/exp_table_f32.inc"
 };
 
+// exp(x) rounds to +0 for x <= kExpZeroAtOrBelow (e^x <= 2^-150, the tie
+// with the least subnormal, goes to even) and to +inf for x >=
+// kExpInfAtOrAbove: the edges of exp's rescue, and of the functions whose
+// tails are exp's (softplus, logsigmoid, sigmoid).
+constexpr float kExpZeroAtOrBelow = -0x1.9fe36ap+6f;  // -103.972084
+constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
+
 struct ExpF32 {
   F32Table32 th_table{kExpTableF32[0]}, tl_table{kExpTableF32[1]};
 
@@ -125,19 +132,18 @@ struct ExpF32 {
     return scale_rounded(h, d, sk, k, 0x1p23f, hard);
   }
 
-  // The hard lanes' rescue (run_fast): below_normal for x in (-103.972084,
-  // -87), and the tails: exp(x) rounds to +0 for x <= -103.972084 (e^x <=
-  // 2^-150, the tie with the least subnormal, goes to even) and to +inf for
-  // x >= 88.7228394; -inf and +inf are among them.  Left hard: |x| in (87,
-  // 88.7228394) and what round_proven cannot prove.
+  // The hard lanes' rescue (run_fast): below_normal for x in
+  // (kExpZeroAtOrBelow, -87), and the tails (-inf and +inf among them).
+  // Left hard: |x| in (87, kExpInfAtOrAbove) and what round_proven cannot
+  // prove.
   F rescue(F x, F y, uint32_t* hard) const {
-    const FM band = fm_and(f32_lt(f32_splat(-0x1.9fe36ap+6f), x), f32_lt(x, f32_splat(-87.0f)));
+    const FM band = fm_and(f32_lt(f32_splat(kExpZeroAtOrBelow), x), f32_lt(x, f32_splat(-87.0f)));
     if (fm_bits(band) & *hard) {
       uint32_t band_hard;
       const F tiny = below_normal(x, &band_hard);
       y = replace_lanes(band, tiny, band_hard, y, hard);
     }
-    return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, 0x1.62e430p+6f, __builtin_inff(), hard);
+    return settle_tails(x, y, kExpZeroAtOrBelow, 0.0f, kExpInfAtOrAbove, __builtin_inff(), hard);
   }
 };
 

@@ -99,8 +99,11 @@ inline F sigmoid_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
   return settle_nan(x, y, hard);
 }
 
+// silu(x) rounds to -0 for x <= kSiluZeroAtOrBelow (-inf included).
+constexpr float kSiluZeroAtOrBelow = -0x1.b2a428p+6f;  // -108.660309
+
 inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
-  const FM band = fm_and(f32_lt(f32_splat(-0x1.b2a428p+6f), x), f32_lt(x, f32_splat(-48.0f)));
+  const FM band = fm_and(f32_lt(f32_splat(kSiluZeroAtOrBelow), x), f32_lt(x, f32_splat(-48.0f)));
   if (fm_bits(band) & *hard) {
     F lo, sk, k, pl, d;
     const F h = exp.unscaled(x, &lo, &sk, &k);
@@ -112,7 +115,7 @@ inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
   }
   const FM near_zero = f32_lt(f32_abs(x), f32_splat(0x1p-64f));
   if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
-  return settle_tails(x, y, -0x1.b2a428p+6f, -0.0f, __builtin_inff(), __builtin_inff(), hard);
+  return settle_tails(x, y, kSiluZeroAtOrBelow, -0.0f, __builtin_inff(), __builtin_inff(), hard);
 }
 
 struct SigmoidF32 {

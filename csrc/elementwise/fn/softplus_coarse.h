@@ -68,10 +68,11 @@ struct SoftplusCoarse {
 
   D eval(D x) const { return vmax(D(0.0), x) + tail.eval(abs_of(x)); }
   static FM outside(F x) { return softplus_outside(x); }
-  // softplus(x) rounds to +0 for x <= -103.972084 (below e^x <= 2^-150),
+  // softplus(x) < e^x rounds to +0 where e^x does (kExpZeroAtOrBelow,
+  // exp_f32.h: the same edge, test_rescue_thresholds_are_the_edges),
   // softplus(+inf) = +inf.
   static F rescue(F x, F y, uint32_t* hard) {
-    return settle_tails(x, y, -0x1.9fe36ap+6f, 0.0f, __builtin_inff(), __builtin_inff(), hard);
+    return settle_tails(x, y, kExpZeroAtOrBelow, 0.0f, __builtin_inff(), __builtin_inff(), hard);
   }
 };
 
@@ -82,8 +83,8 @@ struct LogsigmoidCoarse {
 
   D eval(D x) const { return -(vmax(D(0.0), -x) + tail.eval(abs_of(x))); }
   static FM outside(F x) { return softplus_outside(x); }
-  // logsigmoid(x) = -softplus(-x): -0 for x >= 103.972084, -inf at -inf.
+  // logsigmoid(x) = -softplus(-x): -0 for x >= -kExpZeroAtOrBelow, -inf at -inf.
   static F rescue(F x, F y, uint32_t* hard) {
-    return settle_tails(x, y, -__builtin_inff(), -__builtin_inff(), 0x1.9fe36ap+6f, -0.0f, hard);
+    return settle_tails(x, y, -__builtin_inff(), -__builtin_inff(), -kExpZeroAtOrBelow, -0.0f, hard);
   }
 };

@@ -39,9 +39,7 @@ def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     F = torch.nn.functional
     inputs = [(repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape))), _shape(shape))
               for shape in shapes]
-    above_diagonal = torch.ones(CAUSAL_SHAPE[-2:], dtype=torch.bool).triu(1)
-    causal = repdl.random.randn(*CAUSAL_SHAPE, generator=repdl.random.Generator(7))
-    inputs.append((causal.masked_fill(above_diagonal, float("-inf")), _shape(CAUSAL_SHAPE) + " causal"))
+    inputs.append((causal_scores(float("-inf")), _shape(CAUSAL_SHAPE) + " causal"))
     for x, label in inputs:
         for name, tf, rf in (("softmax", lambda t: F.softmax(t, -1), lambda t: repdl.softmax(t, -1)),
                              ("log_softmax", lambda t: F.log_softmax(t, -1), lambda t: repdl.log_softmax(t, -1))):
@@ -59,6 +57,15 @@ def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     if backward:
         yield "cross_entropy 4096x1000 +backward", _with_backward(lambda t: F.cross_entropy(t, target), logits), \
             _with_backward(lambda t: repdl.cross_entropy(t, target), logits)
+
+
+def causal_scores(fill=None):
+    """Attention scores of CAUSAL_SHAPE from repdl.random, with `fill` above
+    the diagonal (None: unmasked)."""
+    scores = repdl.random.randn(*CAUSAL_SHAPE, generator=repdl.random.Generator(7))
+    if fill is None:
+        return scores
+    return scores.masked_fill(torch.ones(CAUSAL_SHAPE[-2:], dtype=torch.bool).triu(1), fill)
 
 
 def _shape(shape):
