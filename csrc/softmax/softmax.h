@@ -20,8 +20,8 @@ enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2, log_softmax_stats
 void run(const reduce::View& v, Kind kind, float* y);
 
 // The gradient of softmax (log: log_softmax) from its output y (the view's
-// x) and the output gradient g, which has y's strides; dx is written with
-// them too.  softmax: dx = y * (g - fmachain(g, y)); log_softmax: dx = g -
+// x) and the output gradient g, which has y's strides; dx (overlapping
+// neither) is written with them too.  softmax: dx = y * (g - fmachain(g, y)); log_softmax: dx = g -
 // exp(y) * seqsum(g), per line.
 void backward(const reduce::View& v, bool log, const float* g, float* dx);
 
