@@ -14,6 +14,13 @@ median of the per-round ratios B/A is the number to report.
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), or any correctly rounded unary function's name.
+
+--step (the softmax cases): each call is the forward into a new tensor and
+the backward, reading it, into another, the previous call's two kept alive,
+as a training step runs them.  A fixed input and output stay in L3 at 4 MB
+and more; in a step y arrives fresh from the forward and the outputs are new
+memory, and there the backward took twice its time alone (64x128x128):
+what helps one need not help the other.
 """
 import argparse
 import importlib.machinery
@@ -55,10 +62,15 @@ def load(path, tag):
     return module
 
 
-def kernel_and_torch(case, shape):
-    """(run(C, out), torch's call) for one case on inputs from repdl.random."""
+def kernel_and_torch(case, shape, step=False):
+    """(run(C, out) -> the result's tensor, torch's call) for one case on
+    inputs from repdl.random."""
     repdl.random.manual_seed(1)
     x = repdl.random.randn(*shape) * 3
+    if step:
+        if case not in _SOFTMAX:
+            raise SystemExit(f"--step takes the softmax cases: {', '.join(_SOFTMAX)}")
+        return softmax_step(_SOFTMAX[case][0], x, repdl.random.randn(*shape))
     if case in _SOFTMAX:
         kind, backward = _SOFTMAX[case]
         if backward:  # the kernels read softmax's output, as autograd hands it
@@ -66,15 +78,40 @@ def kernel_and_torch(case, shape):
             g = repdl.random.randn(*shape)
             v = reduction_view(y, (y.dim() - 1,))
             ref = torch._log_softmax_backward_data if kind else torch._softmax_backward_data
-            return (lambda C, out: C.softmax_backward(*v.args, g.data_ptr(), out.data_ptr(), bool(kind)),
+            return (lambda C, out: C.softmax_backward(*v.args, g.data_ptr(), out.data_ptr(), bool(kind)) or out,
                     lambda: ref(g, y, -1, torch.float32))
         v = reduction_view(x, (x.dim() - 1,))
         ref = torch.log_softmax if kind else torch.softmax
-        return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind), lambda: ref(x, -1)
+        return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, *_INDEX])}")
     ref = getattr(torch.special, case, None) or getattr(torch, case, None) or getattr(torch.nn.functional, case)
-    return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()), lambda: ref(x))
+    return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
+
+
+def softmax_step(kind, x, g):
+    """--step: (run(C, out), torch's call), each the forward (kind 0:
+    softmax, 1: log_softmax) into a new y and the backward from it into a
+    new dx, returned; the last call's y and dx are held until the next."""
+    dim = x.dim() - 1
+    v = reduction_view(x, (dim,))
+    held = {}
+
+    def run(C, out):
+        y, dx = torch.empty_like(x), torch.empty_like(x)
+        C.softmax(*v.args, y.data_ptr(), kind)
+        C.softmax_backward(*reduction_view(y, (dim,)).args, g.data_ptr(), dx.data_ptr(), bool(kind))
+        held[C] = y, dx
+        return dx
+
+    forward = torch.log_softmax if kind else torch.softmax
+    backward = torch._log_softmax_backward_data if kind else torch._softmax_backward_data
+
+    def torch_call():
+        y = forward(x, -1)
+        held[torch] = y, backward(g, y, -1, torch.float32)
+
+    return run, torch_call
 
 
 def main():
@@ -86,23 +123,27 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--calls", type=int, default=10, help="calls per round and build")
+    parser.add_argument("--step", action="store_true", help="softmax cases: forward and backward as in a step")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
-    run, torch_call = kernel_and_torch(args.case, shape)
+    run, torch_call = kernel_and_torch(args.case, shape, args.step)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
     outs = {k: torch.empty(shape) for k in builds}
+    last = {}  # each build's last result
     times = {k: [] for k in [*builds, "torch"]}
-    calls = {**{k: (lambda C=C, out=outs[k]: run(C, out)) for k, C in builds.items()}, "torch": torch_call}
+    calls = {**{k: (lambda C=C, k=k: last.__setitem__(k, run(C, outs[k]))) for k, C in builds.items()},
+             "torch": torch_call}
     for _ in range(args.rounds):
         for k, f in calls.items():
             start = time.perf_counter()
             for _ in range(args.calls):
                 f()
             times[k].append((time.perf_counter() - start) / args.calls * 1e6)
-    if not torch.equal(outs["A"].view(torch.int32), outs["B"].view(torch.int32)):
+    if not torch.equal(last["A"].view(torch.int32), last["B"].view(torch.int32)):
         raise SystemExit("A and B give different bits")
-    print(f"{args.case} {args.shape}, {args.threads} thread(s), {args.rounds} rounds (us per call)")
+    print(f"{args.case} {args.shape}{' as in a step' if args.step else ''}, {args.threads} thread(s), "
+          f"{args.rounds} rounds (us per call)")
     for k, t in times.items():
         print(f"  {k:5s} min {min(t):9.1f}  median {statistics.median(t):9.1f}")
     ratios = [b / a for a, b in zip(times["A"], times["B"])]
