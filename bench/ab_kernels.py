@@ -13,7 +13,8 @@ median of the per-round ratios B/A is the number to report.
     python bench/ab_kernels.py /tmp/old.so src/repdl/_C*.so softmax 4096x1000 [--threads 2] [--rounds 20]
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
-the last dim), or any correctly rounded unary function's name.
+the last dim), layer_norm (ROWSxN: forward and backward, always as --step
+runs them), or any correctly rounded unary function's name.
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
@@ -23,6 +24,7 @@ memory, and there the backward took twice its time alone (64x128x128):
 what helps one need not help the other.
 """
 import argparse
+import ctypes
 import importlib.machinery
 import importlib.util
 import os
@@ -34,6 +36,7 @@ import time
 import torch
 
 import repdl
+from repdl._scalar import bits32
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
 
@@ -67,6 +70,11 @@ def kernel_and_torch(case, shape, step=False):
     inputs from repdl.random."""
     repdl.random.manual_seed(1)
     x = repdl.random.randn(*shape) * 3
+    if case == "layer_norm":
+        if len(shape) != 2:
+            raise SystemExit("layer_norm takes a shape ROWSxN")
+        return layer_norm_step(x, repdl.random.randn(*shape), repdl.random.randn(shape[1]),
+                               repdl.random.randn(shape[1]))
     if step:
         if case not in _SOFTMAX:
             raise SystemExit(f"--step takes the softmax cases: {', '.join(_SOFTMAX)}")
@@ -84,9 +92,48 @@ def kernel_and_torch(case, shape, step=False):
         ref = torch.log_softmax if kind else torch.softmax
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
-        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, *_INDEX])}")
+        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, 'layer_norm', *_INDEX])}")
     ref = getattr(torch.special, case, None) or getattr(torch, case, None) or getattr(torch.nn.functional, case)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
+
+
+def layer_norm_step(x, g, w, b):
+    """layer_norm (weight and bias) forward and backward as a step runs
+    them (as softmax_step): (run(C, out) -> dx, torch's call)."""
+    rows, n = x.shape
+    eps = bits32(1e-5)
+    held = {}
+
+    def run(C, out):
+        y, mean, rstd = torch.empty_like(x), torch.empty(rows), torch.empty(rows)
+        C.norm_forward(rows, n, True, eps, w.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr(), mean.data_ptr(),
+                       rstd.data_ptr())
+        dx, dw, db = torch.empty_like(x), torch.empty(n), torch.empty(n)
+        C.norm_backward(rows, n, True, 0, w.data_ptr(), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(),
+                        rstd.data_ptr(), dx.data_ptr(), dw.data_ptr(), db.data_ptr())
+        held[C] = y, dx, dw, db
+        return dx
+
+    leaves = [t.detach().requires_grad_() for t in (x, w, b)]
+
+    def torch_call():
+        y = torch.nn.functional.layer_norm(leaves[0], (n,), leaves[1], leaves[2])
+        held[torch] = y, torch.autograd.grad(y, leaves, g)
+
+    return run, torch_call
+
+
+def reuse_freed_memory():
+    """glibc gives large blocks back to the system when they are freed
+    (above its mmap and trim thresholds), and a new tensor then takes page
+    faults on fresh pages.  Which build's tensors meet them depends on the
+    order of allocations: in --step runs one build took about 300 faults
+    per call and the other none, 1.5-2.4 times the time with the same .so.
+    With both thresholds out of reach, freed memory is reused."""
+    libc = ctypes.CDLL(None)
+    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
+    for option in (m_trim_threshold, m_mmap_threshold):
+        libc.mallopt(option, 1 << 30)
 
 
 def softmax_step(kind, x, g):
@@ -127,6 +174,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
+    reuse_freed_memory()
     run, torch_call = kernel_and_torch(args.case, shape, args.step)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
     outs = {k: torch.empty(shape) for k in builds}
