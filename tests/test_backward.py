@@ -293,17 +293,17 @@ def test_tensor_escaped_from_a_transform_records_like_a_plain_one():
 
 
 def test_every_primitive_routes_on_its_tensor_arguments():
-    """Op.__call__ looks only at the positions its impl annotates Tensor or
-    Optional[Tensor]; they must be exactly its schema's tensor arguments, or
-    a tensor that requires grad in an unlisted position would be computed
-    without recording autograd."""
+    """A primitive's entry point looks only at the positions its impl
+    annotates Tensor or Optional[Tensor]; they must be exactly its schema's
+    tensor arguments, or a tensor that requires grad in an unlisted position
+    would be computed without recording autograd."""
     import gc
 
-    from repdl._library import Op
+    from repdl._library import Primitive
 
     # type(), not isinstance(): isinstance on a weakref proxy whose object
     # has died (torch.compile leaves some) raises ReferenceError.
-    ops = [o for o in gc.get_objects() if type(o) is Op]
+    ops = [o for o in gc.get_objects() if type(o) is Primitive]
     assert len(ops) > 50
     optional_tensor = torch._C.OptionalType(torch._C.TensorType.get())
     for op in ops:

@@ -6,7 +6,7 @@ checks run."""
 import torch
 
 from .. import backends
-from .._library import Op
+from .._library import primitive
 from . import arith
 
 def _op(name):
@@ -42,8 +42,8 @@ def _compare_impl(x: torch.Tensor, op: str, h: float) -> torch.Tensor:
     return backends.for_tensor(x).compare(x, op, h)
 
 
-_compare = Op("compare", _compare_impl, lambda x, op, h: torch.empty(x.shape, dtype=torch.bool, device=x.device),
-              vmap=lambda info, in_dims, x, op, h: (_compare(x, op, h), in_dims[0]))
+_compare = primitive("compare", _compare_impl, lambda x, op, h: torch.empty(x.shape, dtype=torch.bool, device=x.device),
+                     vmap=lambda info, in_dims, x, op, h: (_compare(x, op, h), in_dims[0]))
 
 
 def compare(x, op: str, h: float):

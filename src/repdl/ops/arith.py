@@ -16,7 +16,7 @@ import torch
 
 from .. import _checks, backends
 from .._checks import PLAIN_TYPES
-from .._library import Op
+from .._library import primitive
 from .._scalar import fl32
 from . import _batching, _grad
 
@@ -100,8 +100,8 @@ def _binary_op(op):
         return a.new_empty(_checks.broadcast_shape(op, a.shape, b.shape))
 
     impl.__name__ = f"{op}_impl"
-    prim = Op(op, impl, fake, setup_context=_save_operands, backward=_BACKWARD[op],
-              vmap=_batching.elementwise(lambda a, b: prim(a, b)))
+    prim = primitive(op, impl, fake, setup_context=_save_operands, backward=_BACKWARD[op],
+                     vmap=_batching.elementwise(lambda a, b: prim(a, b)))
     return prim
 
 
@@ -116,7 +116,8 @@ def _scalar_op(op):
         return prim(a, s, scalar_left), in_dims[0]
 
     impl.__name__ = f"{op}_scalar_impl"
-    prim = Op(f"{op}_scalar", impl, fake, setup_context=_save_scalar_op, backward=_SCALAR_BACKWARD[op], vmap=vmap)
+    prim = primitive(f"{op}_scalar", impl, fake, setup_context=_save_scalar_op, backward=_SCALAR_BACKWARD[op],
+                     vmap=vmap)
     return prim
 
 
@@ -153,8 +154,8 @@ def _fma32_backward(ctx, g):
             _grad.sum_to(g, sc) if need[2] else None)
 
 
-_fma32 = Op("fma32", _fma32_impl, _fma32_fake, setup_context=_fma32_setup, backward=_fma32_backward,
-            vmap=_batching.elementwise(lambda a, b, c: _fma32(a, b, c)))
+_fma32 = primitive("fma32", _fma32_impl, _fma32_fake, setup_context=_fma32_setup, backward=_fma32_backward,
+                   vmap=_batching.elementwise(lambda a, b, c: _fma32(a, b, c)))
 
 
 def _check_operand(op, name, v):

@@ -16,7 +16,7 @@ from typing import List
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from . import _prims as P
 from . import padding as _pad
 
@@ -93,11 +93,11 @@ def _conv2d_weight_backward(ctx, g):
     return gx, gdy, None, None, None, None, None
 
 
-_conv2d = Op("conv2d", _conv2d_impl, _conv2d_fake, setup_context=_save, backward=_conv2d_backward)
-_conv2d_input = Op("conv2d_input", _conv2d_input_impl, _conv2d_input_fake, setup_context=_save,
-                   backward=_conv2d_input_backward)
-_conv2d_weight = Op("conv2d_weight", _conv2d_weight_impl, _conv2d_weight_fake, setup_context=_save,
-                    backward=_conv2d_weight_backward)
+_conv2d = primitive("conv2d", _conv2d_impl, _conv2d_fake, setup_context=_save, backward=_conv2d_backward)
+_conv2d_input = primitive("conv2d_input", _conv2d_input_impl, _conv2d_input_fake, setup_context=_save,
+                          backward=_conv2d_input_backward)
+_conv2d_weight = primitive("conv2d_weight", _conv2d_weight_impl, _conv2d_weight_fake, setup_context=_save,
+                           backward=_conv2d_weight_backward)
 
 
 # ---- arguments -------------------------------------------------------------------------------

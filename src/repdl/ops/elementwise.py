@@ -21,7 +21,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from .._scalar import fl32, float_of_bits
 from ._in_place import inplace_source, write_inplace
 from . import _prims as P
@@ -71,8 +71,8 @@ def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
             return (fused(g, x, y if reads is None else _OPS[reads](x)),)
         return (gradient(g, x, y, *ctx.params), *(None for _ in ctx.params))
 
-    prim = _OPS[name] = Op(name, impl, fake, setup_context=setup_context, backward=backward,
-                           vmap=_unary_vmap(lambda *a: prim(*a)))
+    prim = _OPS[name] = primitive(name, impl, fake, setup_context=setup_context, backward=backward,
+                                  vmap=_unary_vmap(lambda *a: prim(*a)))
     return prim
 
 
@@ -87,7 +87,7 @@ def _fused_gradient(name: str, gradient):
         return gradient(g, x, y)
 
     impl.__name__ = f"{name}_backward_impl"
-    return Op(f"{name}_backward", impl, lambda g, x, y: torch.empty_like(x))
+    return primitive(f"{name}_backward", impl, lambda g, x, y: torch.empty_like(x))
 
 
 _OPS = {}  # name -> the primitive, for gradients that call one
@@ -370,9 +370,10 @@ def _silu_and_sigmoid_vmap(info, in_dims, x):
     return _silu_and_sigmoid(x), (in_dims[0], in_dims[0])
 
 
-_silu_and_sigmoid = Op("silu_and_sigmoid", _silu_and_sigmoid_impl, lambda x: (torch.empty_like(x), torch.empty_like(x)),
-                       setup_context=_silu_and_sigmoid_setup, backward=_silu_and_sigmoid_backward,
-                       vmap=_silu_and_sigmoid_vmap)
+_silu_and_sigmoid = primitive("silu_and_sigmoid", _silu_and_sigmoid_impl,
+                              lambda x: (torch.empty_like(x), torch.empty_like(x)),
+                              setup_context=_silu_and_sigmoid_setup, backward=_silu_and_sigmoid_backward,
+                              vmap=_silu_and_sigmoid_vmap)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -12,7 +12,7 @@ import torch
 
 from .. import _checks, backends
 from .._checks import PLAIN_TYPES
-from .._library import Op, vmap_by_loop
+from .._library import primitive, vmap_by_loop
 from . import _batching, arith, reductions
 
 __all__ = ["dot", "mm", "bmm", "matmul", "addmm", "linear"]
@@ -104,10 +104,10 @@ def _linear_vmap(info, in_dims, x, weight, bias):
     return vmap_by_loop(_linear)(info, in_dims, x, weight, bias)
 
 
-_matmul = Op("matmul", _matmul_impl, _matmul_fake, setup_context=_save_inputs, backward=_matmul_backward,
-             vmap=_matmul_vmap)
-_linear = Op("linear", _linear_impl, _linear_fake, setup_context=_save_inputs, backward=_linear_backward,
-             vmap=_linear_vmap)
+_matmul = primitive("matmul", _matmul_impl, _matmul_fake, setup_context=_save_inputs, backward=_matmul_backward,
+                    vmap=_matmul_vmap)
+_linear = primitive("linear", _linear_impl, _linear_fake, setup_context=_save_inputs, backward=_linear_backward,
+                    vmap=_linear_vmap)
 
 
 def _check_pair(op, a, b, a_name, b_name):

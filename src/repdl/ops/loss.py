@@ -8,7 +8,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op, _functorch_active
+from .._library import _functorch_active, primitive
 from .._scalar import fl32
 from .arith import add, div, mul, neg, sub
 from .linalg import matmul
@@ -70,8 +70,8 @@ def _written_at_targets(shape, index, value):
     return zeros.scatter_(-1, index.unsqueeze(-1), value.unsqueeze(-1))
 
 
-_class_pick = Op("class_pick", _class_pick_impl, _class_pick_fake, setup_context=_class_pick_setup,
-                 backward=_class_pick_backward)
+_class_pick = primitive("class_pick", _class_pick_impl, _class_pick_fake, setup_context=_class_pick_setup,
+                        backward=_class_pick_backward)
 
 
 def _masked_nll(picked, valid):
@@ -128,8 +128,8 @@ def _pick_gradient(g, target, ignore_index, reduction):
     return torch.where(valid, target, torch.zeros_like(target)), value
 
 
-_class_nll = Op("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
-                backward=_class_nll_backward)
+_class_nll = primitive("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
+                       backward=_class_nll_backward)
 
 
 def _lsm_class_nll_impl(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tuple[Tensor, Tensor]:
@@ -174,8 +174,8 @@ def _lsm_class_nll_backward(ctx, g, g_stats):
     return log_softmax_backward(_written_at_targets(lsm.shape, index, value), lsm, 1), None, None, None
 
 
-_lsm_class_nll = Op("lsm_class_nll", _lsm_class_nll_impl, _lsm_class_nll_fake, setup_context=_lsm_class_nll_setup,
-                    backward=_lsm_class_nll_backward)
+_lsm_class_nll = primitive("lsm_class_nll", _lsm_class_nll_impl, _lsm_class_nll_fake,
+                           setup_context=_lsm_class_nll_setup, backward=_lsm_class_nll_backward)
 
 
 def _zero(t):

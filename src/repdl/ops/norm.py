@@ -25,7 +25,7 @@ from typing import List, Optional, Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
 from . import _prims as P
@@ -115,10 +115,10 @@ def _rms_normalize_fake(x, dims, eps):
     return torch.empty_like(x), x.new_empty(keepdim_shape(x.shape, dims))
 
 
-_normalize = Op("normalize", _normalize_impl, _normalize_fake, setup_context=_save_normalize(True),
-                backward=_normalize_backward)
-_rms_normalize = Op("rms_normalize", _rms_normalize_impl, _rms_normalize_fake, setup_context=_save_normalize(False),
-                    backward=_normalize_backward)
+_normalize = primitive("normalize", _normalize_impl, _normalize_fake, setup_context=_save_normalize(True),
+                       backward=_normalize_backward)
+_rms_normalize = primitive("rms_normalize", _rms_normalize_impl, _rms_normalize_fake,
+                           setup_context=_save_normalize(False), backward=_normalize_backward)
 
 
 # The layer and RMS norms of contiguous rows, with their affine step: one
@@ -156,8 +156,8 @@ def _norm_rows_backward(ctx, g, *unused):
     return dx, dw, db, None, None
 
 
-_norm_rows = Op("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_norm_rows_setup,
-                backward=_norm_rows_backward)
+_norm_rows = primitive("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_norm_rows_setup,
+                       backward=_norm_rows_backward)
 
 
 # ---- arguments -------------------------------------------------------------------------------

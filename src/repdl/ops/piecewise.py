@@ -16,7 +16,7 @@ import numbers
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from .._scalar import fl32
 from . import _prims as P
 from ._in_place import inplace_source, write_inplace
@@ -54,8 +54,8 @@ def _clamp_grad_backward(ctx, gg):
     return None, _clamp_grad(x, gg, *ctx.args), None, None, None
 
 
-_clamp_grad = Op("clamp_backward", _clamp_grad_impl, lambda x, g, lo, hi, inclusive: torch.empty_like(g),
-                 setup_context=_clamp_grad_setup, backward=_clamp_grad_backward)
+_clamp_grad = primitive("clamp_backward", _clamp_grad_impl, lambda x, g, lo, hi, inclusive: torch.empty_like(g),
+                        setup_context=_clamp_grad_setup, backward=_clamp_grad_backward)
 
 
 def _clamp_backward(ctx, g):
@@ -67,8 +67,8 @@ def _clamp_vmap(info, in_dims, x, lo, hi, inclusive):
     return _clamp(x, lo, hi, inclusive), in_dims[0]
 
 
-_clamp = Op("clamp", _clamp_impl, _clamp_fake, setup_context=_clamp_setup, backward=_clamp_backward,
-            vmap=_clamp_vmap)
+_clamp = primitive("clamp", _clamp_impl, _clamp_fake, setup_context=_clamp_setup, backward=_clamp_backward,
+                   vmap=_clamp_vmap)
 
 
 def _number(op, name, v):
@@ -171,8 +171,8 @@ def _abs_backward(ctx, g):
     return P.mul(g, _sign_of(x))
 
 
-_abs = Op("abs", _abs_impl, lambda x: torch.empty_like(x), setup_context=_abs_setup, backward=_abs_backward,
-          vmap=lambda info, in_dims, x: (_abs(x), in_dims[0]))
+_abs = primitive("abs", _abs_impl, lambda x: torch.empty_like(x), setup_context=_abs_setup, backward=_abs_backward,
+                 vmap=lambda info, in_dims, x: (_abs(x), in_dims[0]))
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001  (torch's name)

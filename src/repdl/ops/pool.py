@@ -20,7 +20,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -142,17 +142,17 @@ def _avg_pool_grad_backward(ctx, gg):
     return _avg_pool(gg, rows, cols, divisor), None, None, None, None, None
 
 
-_max_pool = Op("max_pool", _max_pool_impl, _max_pool_fake, setup_context=_max_pool_setup,
-               backward=_max_pool_backward)
-_max_pool_grad = Op("max_pool_backward", _max_pool_grad_impl,
-                    lambda g, index, h, w: g.new_empty(g.shape[0], h, w),
-                    setup_context=_max_pool_grad_setup, backward=_max_pool_grad_backward)
-_avg_pool = Op("avg_pool", _avg_pool_impl,
-               lambda x, rows, cols, divisor: x.new_empty(x.shape[0], rows.shape[0], cols.shape[0]),
-               setup_context=_avg_pool_setup, backward=_avg_pool_backward)
-_avg_pool_grad = Op("avg_pool_backward", _avg_pool_grad_impl,
-                    lambda g, rows, cols, divisor, h, w: g.new_empty(g.shape[0], h, w),
-                    setup_context=_avg_pool_grad_setup, backward=_avg_pool_grad_backward)
+_max_pool = primitive("max_pool", _max_pool_impl, _max_pool_fake, setup_context=_max_pool_setup,
+                      backward=_max_pool_backward)
+_max_pool_grad = primitive("max_pool_backward", _max_pool_grad_impl,
+                           lambda g, index, h, w: g.new_empty(g.shape[0], h, w),
+                           setup_context=_max_pool_grad_setup, backward=_max_pool_grad_backward)
+_avg_pool = primitive("avg_pool", _avg_pool_impl,
+                      lambda x, rows, cols, divisor: x.new_empty(x.shape[0], rows.shape[0], cols.shape[0]),
+                      setup_context=_avg_pool_setup, backward=_avg_pool_backward)
+_avg_pool_grad = primitive("avg_pool_backward", _avg_pool_grad_impl,
+                           lambda g, rows, cols, divisor, h, w: g.new_empty(g.shape[0], h, w),
+                           setup_context=_avg_pool_grad_setup, backward=_avg_pool_grad_backward)
 
 
 def _planes(x):

@@ -13,7 +13,7 @@ from typing import List, Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
 from . import _batching, _grad, arith, elementwise
@@ -172,16 +172,16 @@ def _extremum_vmap(info, in_dims, x, dim, keepdim, largest):
     return out, (0, 0)
 
 
-_sum = Op("sum", _sum_impl, _sum_fake, setup_context=_reduce_setup, backward=_sum_backward,
-          vmap=_reduce_vmap(lambda *a: _sum(*a)))
-_mean = Op("mean", _mean_impl, _mean_fake, setup_context=_mean_setup, backward=_mean_backward,
-           vmap=_reduce_vmap(lambda *a: _mean(*a)))
-_sqdev = Op("sqdev", _sqdev_impl, _sqdev_fake, setup_context=_sqdev_setup, backward=_sqdev_backward,
-            vmap=_sqdev_vmap)
-_sumprod = Op("sumprod", _sumprod_impl, _sumprod_fake, setup_context=_sumprod_setup, backward=_sumprod_backward,
-              vmap=_sumprod_vmap)
-_extremum = Op("extremum", _extremum_impl, _extremum_fake, setup_context=_extremum_setup,
-               backward=_extremum_backward, vmap=_extremum_vmap)
+_sum = primitive("sum", _sum_impl, _sum_fake, setup_context=_reduce_setup, backward=_sum_backward,
+                 vmap=_reduce_vmap(lambda *a: _sum(*a)))
+_mean = primitive("mean", _mean_impl, _mean_fake, setup_context=_mean_setup, backward=_mean_backward,
+                  vmap=_reduce_vmap(lambda *a: _mean(*a)))
+_sqdev = primitive("sqdev", _sqdev_impl, _sqdev_fake, setup_context=_sqdev_setup, backward=_sqdev_backward,
+                   vmap=_sqdev_vmap)
+_sumprod = primitive("sumprod", _sumprod_impl, _sumprod_fake, setup_context=_sumprod_setup, backward=_sumprod_backward,
+                     vmap=_sumprod_vmap)
+_extremum = primitive("extremum", _extremum_impl, _extremum_fake, setup_context=_extremum_setup,
+                      backward=_extremum_backward, vmap=_extremum_vmap)
 
 
 def _check_dtype_arg(op, dtype):

@@ -10,7 +10,7 @@ would otherwise be torch's scatter-add goes through this pair.
 import torch
 
 from .. import backends
-from .._library import Op
+from .._library import primitive
 from ..backends.reference._exact import canonical_nan
 
 Tensor = torch.Tensor
@@ -56,7 +56,7 @@ def _index_accumulate_backward(ctx, g):
     return take_rows(g, index), None, None
 
 
-take_rows = Op("take_rows", _take_rows_impl, _take_rows_fake, setup_context=_take_rows_setup,
-               backward=_take_rows_backward)
-index_accumulate = Op("index_accumulate", _index_accumulate_impl, _index_accumulate_fake,
-                      setup_context=_index_accumulate_setup, backward=_index_accumulate_backward)
+take_rows = primitive("take_rows", _take_rows_impl, _take_rows_fake, setup_context=_take_rows_setup,
+                      backward=_take_rows_backward)
+index_accumulate = primitive("index_accumulate", _index_accumulate_impl, _index_accumulate_fake,
+                             setup_context=_index_accumulate_setup, backward=_index_accumulate_backward)

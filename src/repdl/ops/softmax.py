@@ -4,7 +4,7 @@ from typing import List
 import torch
 
 from .. import _checks, backends
-from .._library import Op
+from .._library import primitive
 from ..backends._views import keepdim_shape
 from . import _batching, elementwise, reductions
 from . import _prims as P
@@ -80,10 +80,10 @@ def _logsumexp_vmap(info, in_dims, x, dims, keepdim):
     return _logsumexp(x.movedim(in_dims[0], 0), _batching.shifted_dims(dims, x.dim() - 1), keepdim), 0
 
 
-_softmax = Op("softmax", _softmax_impl, _softmax_fake, setup_context=_softmax_setup, backward=_softmax_backward,
-              vmap=_softmax_vmap)
-_logsumexp = Op("logsumexp", _logsumexp_impl, _logsumexp_fake, setup_context=_logsumexp_setup,
-                backward=_logsumexp_backward, vmap=_logsumexp_vmap)
+_softmax = primitive("softmax", _softmax_impl, _softmax_fake, setup_context=_softmax_setup, backward=_softmax_backward,
+                     vmap=_softmax_vmap)
+_logsumexp = primitive("logsumexp", _logsumexp_impl, _logsumexp_fake, setup_context=_logsumexp_setup,
+                       backward=_logsumexp_backward, vmap=_logsumexp_vmap)
 
 
 def _softmax_args(op, input, dim, dtype):
