@@ -15,7 +15,8 @@ from repdl.testing import assert_bitwise_equal
 
 from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
 
-SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (2, 4099)]
+# 43 rows: two whole groups of sixteen, then eleven (eight side by side, three alone)
+SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099)]
 
 
 @pytest.mark.parametrize("rows,n", SHAPES)

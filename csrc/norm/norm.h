@@ -1,5 +1,5 @@
 // Layer and RMS normalisation over dense rows (docs/CONTRACT.md section 11),
-// forward and backward fused into a few passes per block of eight rows.
+// forward and backward fused into a few passes per group of sixteen rows.
 // Every value is the contract's composition of primitives, rounding by
 // rounding: the row chains (seqsum, fmachain) run in the reduction kernels'
 // eight-lanes layout, the rest row by row.
