@@ -24,7 +24,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().process_group;
-  const int group = v.R <= kGroupMaxLine ? kGroup : 1;
+  const int group = forward_group(v.R);
   const int64_t groups = (P + group - 1) / group;
   // ~20 flops per element (the exp dominates).
   const int threads = threads_for(P * v.R * 20, int64_t{1} << 18);
@@ -40,7 +40,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().backward_group;
-  const int group = v.R <= kGroupMaxLine ? kBackwardGroup : 1;
+  const int group = v.R <= kGroupMaxLine ? kGroup : 1;
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
@@ -56,7 +56,7 @@ void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, c
   if (P == 0 || R == 0) return;
   const auto rows_kernel = active_lines().onehot_backward_rows;
   // Groups of rows whose exponentials stay in L1 or L2 until the subtraction rewrites them.
-  const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kBackwardGroup, kGroupMaxLine / R)));
+  const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroupMaxLine / R)));
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * R * 20, int64_t{1} << 18);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {

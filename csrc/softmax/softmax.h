@@ -33,26 +33,34 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx);
 void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
                      const float* value, float* dx);
 
-// Lines go in groups of up to kGroup, one sequential chain per vector lane
-// of the reduction kernels.  The forward's sixteen lines run as two chains
-// of eight interleaved (rows_groups<2>), where one chain waited on each
-// add: 0.91-0.94 of its time at 64x128x128, 16x512x512 and 4096x1000
-// (log_softmax at 4096x1000 0.98; an earlier try, before the group's lines
-// were asked for during the exponential, had measured no gain).  The
-// backward's fmachain keeps groups of eight (kBackwardGroup): two chains
-// need more than AVX2's sixteen registers, and sixteen lines asked for at
-// once measured 1.06-1.08 at 4 MB.
-constexpr int kGroup = 16;
-constexpr int kBackwardGroup = 8;
+// Lines go in groups, one sequential chain per vector lane of the
+// reduction kernels: kGroup lines, or in the forward kWideGroup lines where
+// they are at most kWideGroupMaxLine long.  Sixteen lines run as two
+// chains of eight interleaved (rows_groups<2>), where one chain waited on
+// each add: 0.91-0.94 of the forward's time at 64x128x128, 16x512x512 and
+// 4096x1000 (log_softmax at 4096x1000 0.98; an earlier try, before the
+// group's lines were asked for during the exponential, had measured no
+// gain).  Longer lines lost with sixteen (1.13 at 1024x2048, 1.18 at
+// 64x32768: the group's scratch leaves L2), and so did the backward (its
+// fmachain has no registers for two chains on AVX2, and sixteen lines
+// asked for at once measured 1.06-1.08 at 4 MB).
+constexpr int kGroup = 8;
+constexpr int kWideGroup = 16;
+constexpr int64_t kWideGroupMaxLine = 1024;
 
-// Lines of up to this length are processed kGroup at a time (lines.inc);
-// longer ones one at a time, bounding scratch memory.
+// Lines of up to this length are processed in groups (lines.inc); longer
+// ones one at a time, bounding scratch memory.
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
+
+// The forward's lines per group for lines of length R.
+inline int forward_group(int64_t R) {
+  return R > kGroupMaxLine ? 1 : R <= kWideGroupMaxLine ? kWideGroup : kGroup;
+}
 
 // The line kernels, one table per instruction set (softmax_<isa>.cpp, each
 // the text of lines.inc compiled for it): a group of lines p0 ..
-// p0+count-1 (count <= kGroup forward, kBackwardGroup backward), and dense
-// rows p0 .. p0+count-1 (count <= kBackwardGroup) of the P rows of
+// p0+count-1 (count <= forward_group(R) forward, kGroup backward), and
+// dense rows p0 .. p0+count-1 (count <= kGroup) of the P rows of
 // onehot_backward.
 struct LineKernels {
   void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
