@@ -15,7 +15,8 @@ from repdl.testing import assert_bitwise_equal
 
 from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
 
-# 43 rows: two whole groups of sixteen, then eleven (eight side by side, three alone)
+# 43 rows of 19: two whole groups of sixteen, then eleven (eight side by side,
+# three alone); 17 rows of 1031, longer than 1024: groups of eight
 SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099)]
 
 
