@@ -21,8 +21,8 @@ void run(const reduce::View& v, Kind kind, float* y);
 
 // The gradient of softmax (log: log_softmax) from its output y (the view's
 // x) and the output gradient g, which has y's strides; dx (overlapping
-// neither) is written with them too.  softmax: dx = y * (g - fmachain(g, y)); log_softmax: dx = g -
-// exp(y) * seqsum(g), per line.
+// neither) is written with them too.  softmax: dx = y * (g - fmachain(g,
+// y)); log_softmax: dx = g - exp(y) * seqsum(g), per line.
 void backward(const reduce::View& v, bool log, const float* g, float* dx);
 
 // log_softmax's gradient when g is +0.0 but for value[p] at class index[p]

@@ -89,6 +89,7 @@ class Primitive:
         self.call = _entry_point(self)
 
     def __call__(self, *args):
+        """The entry point (for vmap_by_loop's rule, made before it exists)."""
         return self.call(*args)
 
 
