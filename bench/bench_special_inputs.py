@@ -17,7 +17,7 @@ import torch
 
 import repdl
 from repdl.benchmarks.elementwise import FUNCTIONS, pair
-from repdl.benchmarks.in_cache import CAUSAL_SHAPE, causal_scores
+from repdl.benchmarks.in_cache import CAUSAL_SHAPE, causal_scores, shape_label
 from repdl.benchmarks.timing import best_time, compare
 
 # The functions with a fast path in front of their float64 evaluation
@@ -43,7 +43,7 @@ def softmax_rows():
     masked = (("causal -inf", causal_scores(float("-inf"))), ("causal -1e9", causal_scores(-1e9)))
     for label, v in (("random", x), *masked):
         _, t_repdl, ratio = compare(lambda v=v: torch.softmax(v, -1), lambda v=v: repdl.softmax(v, -1), rounds=3)
-        print(f"softmax {'x'.join(map(str, CAUSAL_SHAPE))} {label:<12} {t_repdl / t_plain:6.2f}x own random, "
+        print(f"softmax {shape_label(CAUSAL_SHAPE)} {label:<12} {t_repdl / t_plain:6.2f}x own random, "
               f"torch/RepDL {ratio:.2f}")
 
 

@@ -4,6 +4,7 @@
 
 #include "common/nan.h"
 #include "common/parallel.h"
+#include "common/prefetch.h"
 #include "common/scratch.h"
 #include "elementwise/elementwise.h"
 #include "norm/norm.h"

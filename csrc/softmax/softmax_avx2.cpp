@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/nan.h"
+#include "common/prefetch.h"
 #include "common/scratch.h"
 #include "elementwise/elementwise.h"
 #include "softmax/softmax.h"

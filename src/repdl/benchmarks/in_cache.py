@@ -37,9 +37,9 @@ def elementwise_cases(sizes=SIZES, names=FUNCTIONS, backward=True):
 
 def softmax_cases(shapes=SOFTMAX_SHAPES, backward=True, names=SOFTMAX_FAMILY):
     F = torch.nn.functional
-    inputs = [(repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape))), _shape(shape))
+    inputs = [(repdl.random.randn(*shape, generator=repdl.random.Generator(sum(shape))), shape_label(shape))
               for shape in shapes]
-    inputs.append((causal_scores(float("-inf")), _shape(CAUSAL_SHAPE) + " causal"))
+    inputs.append((causal_scores(float("-inf")), shape_label(CAUSAL_SHAPE) + " causal"))
     for x, label in inputs:
         for name, tf, rf in (("softmax", lambda t: F.softmax(t, -1), lambda t: repdl.softmax(t, -1)),
                              ("log_softmax", lambda t: F.log_softmax(t, -1), lambda t: repdl.log_softmax(t, -1))):
@@ -68,7 +68,8 @@ def causal_scores(fill=None):
     return scores.masked_fill(torch.ones(CAUSAL_SHAPE[-2:], dtype=torch.bool).triu(1), fill)
 
 
-def _shape(shape):
+def shape_label(shape):
+    """'64x128x128' for (64, 128, 128)."""
     return "x".join(map(str, shape))
 
 
