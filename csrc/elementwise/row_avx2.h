@@ -152,25 +152,21 @@ inline FM fm_and(FM a, FM b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline FM fm_not(FM a) { return {_mm256_xor_ps(a.v, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))}; }
 inline uint32_t fm_bits(FM a) { return static_cast<uint32_t>(_mm256_movemask_ps(a.v)); }  // bit j: lane j
 
-// A table of 32 floats in four registers, looked up by in-register
-// permutes and blends: with two eight-lane gathers per block (eight loads
-// each) the loop ran no faster than the float64 path (exp 64K: 113 us
-// against 71 with permutes, on a Sapphire Rapids host).  The index is the low five
-// bits of each lane's bit pattern: vpermps takes the low three, the blends
-// take bits 3 and 4 (moved to the sign bit, which vblendvps reads).
-struct F32Table32 {
-  __m256 t0, t1, t2, t3;
-  explicit F32Table32(const float* t)
-      : t0(_mm256_loadu_ps(t)), t1(_mm256_loadu_ps(t + 8)), t2(_mm256_loadu_ps(t + 16)), t3(_mm256_loadu_ps(t + 24)) {}
-  F lookup(F index) const {
-    const __m256i i = f32_int(index);
-    const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28));
-    const __m256 bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 27));
-    const __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t0, i), _mm256_permutevar8x32_ps(t1, i), bit3);
-    const __m256 hi = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t2, i), _mm256_permutevar8x32_ps(t3, i), bit3);
-    return {_mm256_blendv_ps(lo, hi, bit4)};
-  }
+// exp's float32 table (fn/exp_f32.h): 8 floats in one register, looked up
+// by one vpermps (the index is the low three bits of each lane's bit
+// pattern).  32 entries took four vpermps and three blends a lookup: on Zen
+// 3 the two lookups were 40% of exp's time (64K: 82 us against 51 with the
+// blends and three permutes dropped, wrong bits, to measure); two
+// eight-lane gathers were slower still (1.55x on Zen 3, no faster than
+// the float64 path on Sapphire Rapids).  The reduction by ln2/8 costs
+// eight more float32 operations (fn/exp_f32.h).
+struct F32Table8 {
+  static constexpr int kEntries = 8;
+  __m256 t;
+  explicit F32Table8(const float* table) : t(_mm256_loadu_ps(table)) {}
+  F lookup(F index) const { return {_mm256_permutevar8x32_ps(t, f32_int(index))}; }
 };
+using ExpF32Table = F32Table8;
 
 // The float32 halves of a float32 vector, widened (exactly) to float64, and
 // the reverse (rounded to nearest).

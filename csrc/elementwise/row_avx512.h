@@ -160,10 +160,12 @@ inline uint32_t fm_bits(FM a) { return a.v; }  // bit j: lane j
 // in one instruction (a gather takes about a dozen).  The index is the low
 // five bits of each lane's bit pattern.
 struct F32Table32 {
+  static constexpr int kEntries = 32;
   __m512 lo, hi;
   explicit F32Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
   F lookup(F index) const { return {_mm512_permutex2var_ps(lo, _mm512_castps_si512(index.v), hi)}; }
 };
+using ExpF32Table = F32Table32;  // exp's float32 table (fn/exp_f32.h)
 
 // A table of 16 doubles in two registers, looked up by vpermt2pd: the
 // coarse float64 evaluations' per-piece coefficients (fn/erfc_coarse.h).

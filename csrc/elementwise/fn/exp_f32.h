@@ -2,16 +2,20 @@
 // fast path of the vector rows (row_simd.inc, run_fast), in front of Exp
 // (exp.h), which settles the lanes this test cannot.  Written once in the
 // rows' float32 vocabulary (row_avx2.h: eight lanes, row_avx512.h:
-// sixteen; both hold the table in registers, F32Table32).  The error analysis is in
+// sixteen), each row choosing its table (ExpF32Table: N = 32 entries on the
+// AVX-512 row, N = 8 on the AVX2 row).  The error analysis is in
 // docs/elementwise.md ("exp: the float32 path").
 //
-//   x = k ln2/32 + r,   k = round(32 x / ln2) = 32m + j,
-//   e^x = 2^m T_j e^r,  T_j = 2^(j/32) = Th + Tl (float32 pair),
+//   x = k ln2/N + r,   k = round(N x / ln2) = N m + j,
+//   e^x = 2^m T_j e^r,  T_j = 2^(j/N) = Th + Tl (float32 pair),
 //   r = rh + rl:  rh = x - k C1 exactly (one fma), rl = -k C2,
-//   e^rh = 1 + rh + q,  q = rh^2 (1/2 + rh/6 + rh^2/24),
-//   T_j e^r = h + lo:   h = fl(Th + Th rh), lo = the rest in float32.
+//   T_j e^r = h + lo:   h = fl(Th + Th s), lo = the rest in float32,
 //
-// The value h + lo is carried unscaled (in [0.98, 2.03]) and rounded by
+// with s = rh (N = 32: e^rh - 1 - rh by a degree-4 polynomial, |rh| <=
+// 0.010832) or s = fl(rh + rh^2/2) (N = 8: rh^2 split exactly, Taylor to
+// degree 6, |rh| <= 0.043334).
+//
+// The value h + lo is carried unscaled (in [0.957, 2.03]) and rounded by
 // round_proven (fn/double_float.h) before the exact scaling by 2^m.  A lane
 // is hard where round_proven cannot prove its rounding, or when |x| > 87 or
 // x is NaN (results that overflow, or fall under 2^-126 where the scaling
@@ -21,6 +25,25 @@ alignas(64) constexpr float kExpTableF32[2][32] = {
 #include "elementwise/fn/exp_table_f32.inc"
 };
 
+constexpr int kExpF32N = ExpF32Table::kEntries;
+constexpr int kExpF32Bits = __builtin_ctz(kExpF32N);
+static_assert(kExpF32N == 8 || kExpF32N == 32, "exp's float32 path is analysed for N = 8 and N = 32");
+
+// 2^(j/N) = hi + lo + e, |e| <= 2^-49: every (32/N)-th pair of the table.
+struct ExpF32Entries {
+  alignas(64) float hi[kExpF32N];
+  alignas(64) float lo[kExpF32N];
+};
+constexpr ExpF32Entries exp_f32_entries() {
+  ExpF32Entries t{};
+  for (int j = 0; j < kExpF32N; ++j) {
+    t.hi[j] = kExpTableF32[0][j * (32 / kExpF32N)];
+    t.lo[j] = kExpTableF32[1][j * (32 / kExpF32N)];
+  }
+  return t;
+}
+constexpr ExpF32Entries kExpF32Entries = exp_f32_entries();
+
 // exp(x) rounds to +0 for x <= kExpZeroAtOrBelow (e^x <= 2^-150, the tie
 // with the least subnormal, goes to even) and to +inf for x >=
 // kExpInfAtOrAbove: the edges of exp's rescue, and of the functions whose
@@ -29,53 +52,83 @@ constexpr float kExpZeroAtOrBelow = -0x1.9fe36ap+6f;  // -103.972084
 constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
 
 struct ExpF32 {
-  F32Table32 th_table{kExpTableF32[0]}, tl_table{kExpTableF32[1]};
+  ExpF32Table th_table{kExpF32Entries.hi}, tl_table{kExpF32Entries.lo};
 
-  // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (the
-  // unscaled value lies in [0.989, 2.03], |*lo| < 2^-13); *sk and *k hold
-  // the reduction's k = 32 m + j, as kMagic + k and as k (scale() takes
-  // both).  kNegated: the same for e^-x, the negation folded into the first
-  // two steps (fnma for fma, fnms for fnma: the same values, one
-  // instruction fewer than negating x).  Beyond 87 and for NaN the lanes
-  // hold garbage.
+  // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
+  // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
+  // 2^-13); *sk and *k hold the reduction's k = N m + j, as kMagic + k and
+  // as k (scale() takes both).  kNegated: the same for e^-x, the negation
+  // folded into the first two steps (fnma for fma, fnms for fnma: the same
+  // values, one instruction fewer than negating x).  Beyond 87 and for NaN
+  // the lanes hold garbage.
   template <bool kNegated = false>
   F unscaled(F x, F* lo, F* sk, F* k) const {
-    const F inv = f32_splat(0x1.715476p+5f), magic = f32_splat(0x1.8p23f), c1 = f32_splat(0x1.62e43p-6f);
+    // fl32(N/ln2) and C1 = fl32(ln2/N), C2 = fl32(ln2/N - C1) are float32
+    // constants for ln2 scaled by a power of two, exactly.
+    const F inv = f32_splat(0x1.715476p+0f * kExpF32N), magic = f32_splat(0x1.8p23f);
+    const F c1 = f32_splat(0x1.62e43p-1f / kExpF32N);
     *sk = kNegated ? f32_fnma(x, inv, magic) : f32_fma(x, inv, magic);
-    // sk holds kMagic + k: its low five bits are j, its bits from the
-    // fifth up are 32m (the magic's bits all sit above bit 21, |k| <= 4017).
+    // sk holds kMagic + k: its low log2(N) bits are j, the bits above them
+    // N m (the magic's bits all sit above bit 21, |k| <= 4017).
     *k = f32_sub(*sk, magic);
-    // C1 = fl32(ln2/32), C2 = fl32(ln2/32 - C1): x - k C1 is exact (for
-    // k != 0, |x| >= 2^-7 makes x and k C1 multiples of 2^-30, and |rh| <
-    // 2^-6); rl = -k C2 within 2^-45.5, |rl| < 2^-21.9.
+    // x - k C1 is exact: for k != 0, |x| >= ln2/(2N) makes x a multiple of
+    // 2^-30 (N = 32) or 2^-28 (N = 8), as is k C1, and |x - k C1| < 2^-6
+    // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5, |rl| < 2^-21.9 (|k| <=
+    // 4017, or 1004 for N = 8).
     const F rh = kNegated ? f32_fnms(*k, c1, x) : f32_fnma(*k, c1, x);
-    const F rl = f32_mul(*k, f32_splat(0x1.05c61p-34f));
+    const F rl = f32_mul(*k, f32_splat(0x1.05c61p-29f / kExpF32N));
     return reduced(*sk, rh, rl, lo);
   }
 
-  // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= 0.010832,
-  // |rl| < 2^-21.9, j the low five bits of sk: within 2^-35.08 relative
-  // plus |rl| times rl's own error.
+  // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= ln2/(2N)
+  // (slightly more: 0.010832, 0.043334), |rl| < 2^-21.9, j the low bits of
+  // sk: within 2^-35.08 (N = 32) or 2^-36.0 (N = 8) relative plus |rl|
+  // times rl's own error.
   F reduced(F sk, F rh, F rl, F* lo) const {
     const F th = th_table.lookup(sk), tl = tl_table.lookup(sk);
-    // Taylor to degree 4: the first omitted term, r^5/120, is below 2^-39.5.
-    const F p = f32_fma(f32_fma(f32_splat(0x1.555556p-5f), rh, f32_splat(0x1.555556p-3f)), rh, f32_splat(0.5f));
-    const F q = f32_mul(f32_mul(rh, rh), p);
-    // h = fl(Th + Th rh); th - h is exact (Sterbenz), so he is the
-    // rounding error of h, itself rounded (|he| <= 2^-23, error 2^-47).
-    const F h = f32_fma(th, rh, th);
-    const F he = f32_fma(th, rh, f32_sub(th, h));
-    // T e^r - h = he + Th q + (Tl + Th rl)(1 + rh + q) + O(2^-42).
+    // With s standing for e^rh - 1 but its small part: h = fl(Th + Th s);
+    // th - h is exact (Sterbenz), so he is the rounding error of h, itself
+    // rounded (|he| <= 2^-23, error 2^-47).  T e^r - h = he + Th small +
+    // (Tl + Th rl)(1 + s + small) + O(2^-42).
     const F c = f32_fma(th, rl, tl);
-    *lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
-    return h;
+    if constexpr (kExpF32N == 32) {
+      // s = rh, small = q = e^rh - 1 - rh: Taylor to degree 4, the first
+      // omitted term, r^5/120, below 2^-39.5.
+      const F p = f32_fma(f32_fma(f32_splat(0x1.555556p-5f), rh, f32_splat(0x1.555556p-3f)), rh, f32_splat(0.5f));
+      const F q = f32_mul(f32_mul(rh, rh), p);
+      const F h = f32_fma(th, rh, th);
+      const F he = f32_fma(th, rh, f32_sub(th, h));
+      *lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
+      return h;
+    } else {
+      // Four times the reduced range makes rh^2/2 (up to 2^-10.06) too
+      // large to round as q above (2^-34 where the budget is 2^-35): s =
+      // fl(rh + rh^2/2) by one fma (rh/2 is exact), and its error sl within
+      // 2^-53 by another (rh - s is exact by Sterbenz, |sl| <= 2^-29);
+      // small = sl + rh^2 (rh P(rh)), P the Taylor polynomial 1/6 + ... +
+      // rh^3/720 (the first omitted term, r^7/5040, below 2^-43.9).  c
+      // small (2^-37.1) is left out of lo.
+      const F hr = f32_mul(rh, f32_splat(0.5f));
+      const F s = f32_fma(rh, hr, rh);
+      const F sl = f32_fma(rh, hr, f32_sub(rh, s));
+      const F p = f32_fma(f32_fma(f32_fma(f32_splat(0x1.6c16c2p-10f), rh, f32_splat(0x1.111112p-7f)), rh,
+                                  f32_splat(0x1.555556p-5f)),
+                          rh, f32_splat(0x1.555556p-3f));
+      const F small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
+      const F h = f32_fma(th, s, th);
+      const F he = f32_fma(th, s, f32_sub(th, h));
+      *lo = f32_fma(th, small, f32_fma(c, s, f32_add(c, he)));
+      return h;
+    }
   }
 
   // a 2^m (f32_scale_pow2: rounded once, exact where the result is
-  // normal) for unscaled's sk and k: m = floor(k / 32) (k / 32 is exact),
-  // and m << 23 = (kMagic + k - j) << 18 (the magic's bits shift out).
+  // normal) for unscaled's sk and k: m = floor(k / N) (k / N is exact),
+  // and m << 23 = (kMagic + k - j) << (23 - log2 N) (the magic's bits shift
+  // out).
   static F scale(F a, F sk, F k) {
-    return f32_scale_pow2(a, f32_mul(k, f32_splat(0x1p-5f)), f32_shl_bits(f32_and_bits(sk, ~31u), 18));
+    return f32_scale_pow2(a, f32_mul(k, f32_splat(1.0f / kExpF32N)),
+                          f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits));
   }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
@@ -94,7 +147,7 @@ struct ExpF32 {
   // results of one sign (grid: +-2^23, that sign) near or below 2^-126,
   // where scale() would round a second time; |lo| <= ulp(hi) / 2, |hi| in
   // [0.49, 2^8].  W = (hi + lo) 2^(m + 149), the result in units of the
-  // least subnormal, is exact as a pair (k + 32 * 149 in place of k; m +
+  // least subnormal, is exact as a pair (k + N * 149 in place of k; m +
   // 149 >= -8 keeps hi normal, lo may lose 2^-150).  Below 2^-126 the
   // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
   // is the result's scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
@@ -102,10 +155,10 @@ struct ExpF32 {
   // keeps the sum exact as a pair, and round_proven rounds it: its margin
   // 2^-34.5 |c + W| >= 2^-11.5 covers an error of 2^-34.58 |W| <= 2^-11.58
   // (exp's pair, silu's product) plus the low part's roundings (2^-24).
-  // (unscaled's reduction stays exact down to -108.7, |k| <= 5016:
+  // (unscaled's reduction stays exact down to -108.7, |k| <= 5016 or 1255:
   // docs/elementwise.md, "The rescue of hard blocks".)
   static F scale_rounded(F hi, F lo, F sk, F k, float grid, uint32_t* hard) {
-    const F shift = f32_splat(32.0f * 149.0f);
+    const F shift = f32_splat(kExpF32N * 149.0f);
     const F sk_w = f32_add(sk, shift), k_w = f32_add(k, shift);
     const F ws = scale(hi, sk_w, k_w), ls = scale(lo, sk_w, k_w);
     const F unit = f32_splat(0x1p23f);
@@ -147,23 +200,23 @@ struct ExpF32 {
   }
 };
 
-// exp2 on the same table: x = k/32 + r exactly, 2^x = 2^m T_j e^(r ln2).
-// k = round(32 x) (32 x is exact, the magic's addition rounds it); r = x -
-// k/32 is exact (|r| <= 1/64; for k != 0, |x| >= 2^-6 is a multiple of 2^-29
-// and so is r, which needs at most 23 bits).  r ln2 = rh + rl: rh = fl(r L1),
-// rl = its exact product error (one fma) plus r L2, with ln2 = L1 + L2 + e
-// (float32 pair, |e| < 2^-53.3): |rh| <= 0.010831, |rl| < 2^-30.9 within
-// 2^-54, far inside exp's bounds (|rl| < 2^-21.9 within 2^-45.5), so exp's
-// analysis covers the pair (docs/elementwise.md).  Hard: |x| > 125 (the
-// scaled result must be normal) and NaN.  Integer x give h = 1, lo = 0: 2^x
-// exactly.
+// exp2 on the same table: x = k/N + r exactly, 2^x = 2^m T_j e^(r ln2).
+// k = round(N x) (N x is exact, the magic's addition rounds it); r = x -
+// k/N is exact (|r| <= 1/(2N); for k != 0, |x| >= 1/(2N) makes x a multiple
+// of 2^-29 (N = 32) or 2^-27 (N = 8), and so is r, which needs at most 23
+// bits).  r ln2 = rh + rl: rh = fl(r L1), rl = its exact product error (one
+// fma) plus r L2, with ln2 = L1 + L2 + e (float32 pair, |e| < 2^-53.3):
+// |rh| <= ln2/(2N), |rl| < 2^-28.9 within 2^-52, far inside exp's bounds
+// (|rl| < 2^-21.9 within 2^-45.5), so exp's analysis covers the pair
+// (docs/elementwise.md).  Hard: |x| > 125 (the scaled result must be
+// normal) and NaN.  Integer x give h = 1, lo = 0: 2^x exactly.
 struct Exp2F32 {
   ExpF32 exp;
 
   F eval(F x, uint32_t* hard) const {
-    const F sk = f32_fma(x, f32_splat(32.0f), f32_splat(0x1.8p23f));
+    const F sk = f32_fma(x, f32_splat(static_cast<float>(kExpF32N)), f32_splat(0x1.8p23f));
     const F k = f32_sub(sk, f32_splat(0x1.8p23f));
-    const F r = f32_fnma(k, f32_splat(0x1p-5f), x);
+    const F r = f32_fnma(k, f32_splat(1.0f / kExpF32N), x);
     const F l1 = f32_splat(0x1.62e430p-1f), l2 = f32_splat(-0x1.05c610p-29f);
     const F rh = f32_mul(r, l1);
     const F rl = f32_fma(r, l2, f32_fms(r, l1, rh));
