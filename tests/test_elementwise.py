@@ -245,7 +245,8 @@ def _range_edges(name):
     fn/softplus_coarse.h) must hand to the float64 path or settle at its
     range's edges, besides the hard-case table: for exp and exp2, results
     that are powers of two approached from below (1 - 2^-26 .. 1 - 2^-25,
-    and near m ln2 for every m, or near the integers) and the range's ends
+    and near m ln2 for every m, or near the integers), the steps of the
+    reduction (k changing, for tables of 8 and 32) and the range's ends
     (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of four and
     their neighbours; for the log family, the pieces' ends, 1, powers of two
     and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7
@@ -265,7 +266,12 @@ def _range_edges(name):
                  -103.9, -104.0, -110.0] if name == "exp" else
                 [124.99, 125.0, 125.00001, 126.5, 127.99999, 128.0, -124.99, -125.0, -125.00001, -126.0, -130.5,
                  -149.0, -149.5, -150.0, 0.015625, -0.015625, 0.0078125, 0.5 / 32 + 2.0 ** -29])
-        return u32(torch.tensor(below_one + ends + specials)) + m_unit + near_powers
+        # k = round(N x / unit) changing between neighbours, for both rows' tables (N = 8 on AVX2, 32 on
+        # AVX-512): the reduced argument at its largest, and the first x with k != 0, where rh's exactness
+        # rests on x's grid.
+        steps = u32(torch.tensor([(i + 0.5) * unit / n for n in (8, 32) for i in range(-3, 3)]))
+        near_steps = [b + d for b in steps for d in (-1, 0, 1)]
+        return u32(torch.tensor(below_one + ends + specials)) + m_unit + near_powers + near_steps
     if name == "rsqrt":
         powers = u32(torch.tensor([4.0 ** k for k in range(-60, 61)] + [2.0 ** -96, 2.0 ** 96, 2.0 ** 97]))
         near = [b + d for b in powers for d in (-1, 1)]

@@ -1,22 +1,30 @@
 // Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
 // logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h,
-// softplus_coarse.h) on the AVX-512 row, as quoted in docs/elementwise.md.
-// Measurements, not checks (crosscheck.py and verify.py check the results):
+// softplus_coarse.h), as quoted in docs/elementwise.md, on the AVX-512 row
+// or, built with -DFAST_PATHS_AVX2, the AVX2 row (its float32 paths; the
+// coarse float64 evaluations are the AVX-512 row's alone).  Measurements,
+// not checks (crosscheck.py and verify.py check the results):
 //
 //   * how often each hands a lane to the accurate float64 path, over every
 //     float32 of |x| in a range, each sign (a few seconds);
-//   * with --errors, the largest error of each coarse float64 evaluation
-//     over every float32 input it takes (all 2^32 bit patterns but those
-//     C::outside hands on, results below 2^-126 or not finite, which the
-//     window test sends on too, and the inputs of the exact rules: erf's
-//     |x| >= 4, erfc's z <= -4, gelu's x > 5.65), in float64 ulps of the
-//     result, against the accurate evaluation (within 8 ulps, the records
-//     in docs/elementwise.md): the measured side of each window (about a
-//     minute per function on two cores).
+//   * with --errors, the largest relative error of exp's unscaled pair
+//     (ExpF32::unscaled, h + lo times 2^m, on the row's table) over every
+//     float32 |x| <= 87 against float64 exp, and the largest error of each
+//     coarse float64 evaluation over every float32 input it takes (all 2^32
+//     bit patterns but those C::outside hands on, results below 2^-126 or
+//     not finite, which the window test sends on too, and the inputs of the
+//     exact rules: erf's |x| >= 4, erfc's z <= -4, gelu's x > 5.65), in
+//     float64 ulps of the result, against the accurate evaluation (within
+//     8 ulps, the records in docs/elementwise.md): the measured side of
+//     each window (about a minute per function on two cores).
 //
-//   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off -o /tmp/fast_paths tools/cr/fast_paths.cpp \
-//       csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors]
+//   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
+//       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors]
+#ifdef FAST_PATHS_AVX2
+#pragma GCC target("avx2,fma")
+#else
 #pragma GCC target("avx512f,avx2,fma")
+#endif
 // As in row_avx512.cpp: GCC 12 reports its own _mm512_undefined_*() starts.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -36,6 +44,15 @@
 
 namespace repdl {
 namespace elementwise {
+#ifdef FAST_PATHS_AVX2
+namespace avx2_row {
+#include "elementwise/row_avx2.h"
+#include "elementwise/kernels.h"
+namespace {
+#include "elementwise/row_simd.inc"
+}  // namespace
+}  // namespace avx2_row
+#else
 namespace avx512_row {
 #include "elementwise/row_avx512.h"
 #include "elementwise/kernels.h"
@@ -46,19 +63,24 @@ namespace {
 #include "elementwise/fn/softplus_coarse.h"
 }  // namespace
 }  // namespace avx512_row
+#endif
 }  // namespace elementwise
 }  // namespace repdl
 
+#ifdef FAST_PATHS_AVX2
+using namespace repdl::elementwise::avx2_row;
+#else
 using namespace repdl::elementwise::avx512_row;
+#endif
 
 // The share of hard lanes over the bit patterns [lo, hi), with the sign bit `sign`.
 template <class K>
 double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
   const K kernel;
   uint64_t hard = 0;
-  alignas(64) float xs[16];
-  for (uint64_t b = lo; b < hi; b += 16) {
-    for (int j = 0; j < 16; ++j) {
+  alignas(64) float xs[kFloatLanes];
+  for (uint64_t b = lo; b < hi; b += kFloatLanes) {
+    for (int j = 0; j < kFloatLanes; ++j) {
       const uint32_t u = static_cast<uint32_t>(b + j) | sign;
       std::memcpy(xs + j, &u, sizeof u);
     }
@@ -87,6 +109,49 @@ double ulps(double c, double a) {
   return std::fabs(c - a) / std::ldexp(1.0, e - 53);
 }
 
+// The largest relative error of exp's unscaled pair, (h + lo) 2^m with m =
+// floor(k / N), over every float32 |x| <= 87, against float64 exp (within
+// 2^-52 relative).
+void report_exp_pair_error() {
+  double worst = 0;
+  uint32_t worst_input = 0;
+#pragma omp parallel
+  {
+    const ExpF32 exp;
+    double local = 0;
+    uint32_t local_input = 0;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t block = 0; block < (int64_t{1} << 32) / kFloatLanes; ++block) {
+      alignas(64) float xs[kFloatLanes], hs[kFloatLanes], los[kFloatLanes], ks[kFloatLanes];
+      for (int j = 0; j < kFloatLanes; ++j) {
+        const uint32_t u = static_cast<uint32_t>(block * kFloatLanes + j);
+        std::memcpy(xs + j, &u, sizeof u);
+      }
+      F lo, sk, k;
+      f32_store_raw(hs, exp.unscaled(f32_load(xs), &lo, &sk, &k));
+      f32_store_raw(los, lo);
+      f32_store_raw(ks, k);
+      for (int j = 0; j < kFloatLanes; ++j) {
+        if (!(std::fabs(xs[j]) <= 87.0f)) continue;
+        const int m = static_cast<int>(std::floor(ks[j] / kExpF32N));
+        const double ref = std::exp(static_cast<double>(xs[j]));
+        const double err = std::fabs(std::ldexp(static_cast<double>(hs[j]) + los[j], m) - ref) / ref;
+        if (err > local) {
+          local = err;
+          std::memcpy(&local_input, xs + j, sizeof local_input);
+        }
+      }
+    }
+#pragma omp critical
+    if (local > worst) {
+      worst = local;
+      worst_input = local_input;
+    }
+  }
+  std::printf("exp pair (N = %d) max relative error 2^%.2f, at 0x%08x\n", kExpF32N, std::log2(worst), worst_input);
+}
+
+#ifndef FAST_PATHS_AVX2
 // The coarse evaluation C's largest error against the accurate S, rule()
 // marking the inputs of C's exact rules.
 template <class C, class S>
@@ -131,12 +196,17 @@ void report_error(const char* name, bool (*rule)(float) = [](float) { return fal
               C::kWindow, std::log2(C::kWindow), worst_input);
 }
 
+#endif
+
 int main(int argc, char** argv) {
+  const bool errors = argc > 1 && std::string(argv[1]) == "--errors";
   report_hard<ExpF32>("exp");
   report_hard<Exp2F32>("exp2");
   report_hard<RsqrtF32>("rsqrt");
   report_hard<SigmoidF32>("sigmoid");
   report_hard<SiluF32>("silu");
+  if (errors) report_exp_pair_error();
+#ifndef FAST_PATHS_AVX2
   report_hard<Float64Tier<ErfCoarse>>("erf");
   report_hard<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report_hard<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
@@ -146,7 +216,7 @@ int main(int argc, char** argv) {
   report_hard<Float64Tier<Log1pCoarse>>("log1p", 0x3F800000u);
   report_hard<Float64Tier<SoftplusCoarse>>("softplus");
   report_hard<Float64Tier<LogsigmoidCoarse>>("logsigmoid");
-  if (argc > 1 && std::string(argv[1]) == "--errors") {
+  if (errors) {
     report_error<ErfCoarse, Erf>("erf", [](float x) { return std::fabs(x) >= 4.0f; });
     report_error<ErfcCoarse, Erfc>("erfc", [](float z) { return z <= -4.0f; });
     report_error<GeluCoarse, Gelu>("gelu", [](float x) { return x > kGeluIdentity; });
@@ -157,4 +227,5 @@ int main(int argc, char** argv) {
     report_error<SoftplusCoarse, Softplus>("softplus");
     report_error<LogsigmoidCoarse, Logsigmoid>("logsigmoid");
   }
+#endif
 }

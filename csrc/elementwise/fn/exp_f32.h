@@ -13,7 +13,7 @@
 //
 // with s = rh (N = 32: e^rh - 1 - rh by a degree-4 polynomial, |rh| <=
 // 0.010832) or s = fl(rh + rh^2/2) (N = 8: rh^2 split exactly, Taylor to
-// degree 6, |rh| <= 0.043334).
+// degree 6, |rh| <= 0.043324).
 //
 // The value h + lo is carried unscaled (in [0.957, 2.03]) and rounded by
 // round_proven (fn/double_float.h) before the exact scaling by 2^m.  A lane
@@ -73,15 +73,15 @@ struct ExpF32 {
     *k = f32_sub(*sk, magic);
     // x - k C1 is exact: for k != 0, |x| >= ln2/(2N) makes x a multiple of
     // 2^-30 (N = 32) or 2^-28 (N = 8), as is k C1, and |x - k C1| < 2^-6
-    // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5, |rl| < 2^-21.9 (|k| <=
-    // 4017, or 1004 for N = 8).
+    // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5 (N = 8: 2^-45.1), |rl| <
+    // 2^-21.9 (|k| <= 4017, or 1004 for N = 8).
     const F rh = kNegated ? f32_fnms(*k, c1, x) : f32_fnma(*k, c1, x);
     const F rl = f32_mul(*k, f32_splat(0x1.05c61p-29f / kExpF32N));
     return reduced(*sk, rh, rl, lo);
   }
 
   // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= ln2/(2N)
-  // (slightly more: 0.010832, 0.043334), |rl| < 2^-21.9, j the low bits of
+  // (slightly more: 0.010832, 0.043324), |rl| < 2^-21.9, j the low bits of
   // sk: within 2^-35.08 (N = 32) or 2^-36.0 (N = 8) relative plus |rl|
   // times rl's own error.
   F reduced(F sk, F rh, F rl, F* lo) const {
@@ -89,8 +89,7 @@ struct ExpF32 {
     // With s standing for e^rh - 1 but its small part: h = fl(Th + Th s);
     // th - h is exact (Sterbenz), so he is the rounding error of h, itself
     // rounded (|he| <= 2^-23, error 2^-47).  T e^r - h = he + Th small +
-    // (Tl + Th rl)(1 + s + small) + O(2^-42).
-    const F c = f32_fma(th, rl, tl);
+    // (Tl + Th rl)(1 + s + small) + O(2^-42), with c = fl(Tl + Th rl).
     if constexpr (kExpF32N == 32) {
       // s = rh, small = q = e^rh - 1 - rh: Taylor to degree 4, the first
       // omitted term, r^5/120, below 2^-39.5.
@@ -98,6 +97,7 @@ struct ExpF32 {
       const F q = f32_mul(f32_mul(rh, rh), p);
       const F h = f32_fma(th, rh, th);
       const F he = f32_fma(th, rh, f32_sub(th, h));
+      const F c = f32_fma(th, rl, tl);
       *lo = f32_fma(th, q, f32_fma(c, f32_add(rh, q), f32_add(c, he)));
       return h;
     } else {
@@ -117,6 +117,7 @@ struct ExpF32 {
       const F small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
       const F h = f32_fma(th, s, th);
       const F he = f32_fma(th, s, f32_sub(th, h));
+      const F c = f32_fma(th, rl, tl);
       *lo = f32_fma(th, small, f32_fma(c, s, f32_add(c, he)));
       return h;
     }
