@@ -65,11 +65,14 @@ def load(path, tag):
     return module
 
 
-def kernel_and_torch(case, shape, step=False):
+def kernel_and_torch(case, shape, step=False, causal=False):
     """(run(C, out) -> the result's tensor, torch's call) for one case on
-    inputs from repdl.random."""
+    inputs from repdl.random; causal: -inf above the diagonal of the last
+    two dims (an attention mask's scores)."""
     repdl.random.manual_seed(1)
     x = repdl.random.randn(*shape) * 3
+    if causal:
+        x = x.masked_fill(torch.ones(shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
     if case == "layer_norm":
         if len(shape) != 2:
             raise SystemExit("layer_norm takes a shape ROWSxN")
@@ -171,11 +174,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--calls", type=int, default=10, help="calls per round and build")
     parser.add_argument("--step", action="store_true", help="softmax cases: forward and backward as in a step")
+    parser.add_argument("--causal", action="store_true", help="-inf above the diagonal of the last two dims")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
     reuse_freed_memory()
-    run, torch_call = kernel_and_torch(args.case, shape, args.step)
+    run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
     outs = {k: torch.empty(shape) for k in builds}
     last = {}  # each build's last result
@@ -190,7 +194,8 @@ def main():
             times[k].append((time.perf_counter() - start) / args.calls * 1e6)
     if not torch.equal(last["A"].view(torch.int32), last["B"].view(torch.int32)):
         raise SystemExit("A and B give different bits")
-    print(f"{args.case} {args.shape}{' as in a step' if args.step else ''}, {args.threads} thread(s), "
+    print(f"{args.case} {args.shape}{' causal' if args.causal else ''}{' as in a step' if args.step else ''}, "
+          f"{args.threads} thread(s), "
           f"{args.rounds} rounds (us per call)")
     for k, t in times.items():
         print(f"  {k:5s} min {min(t):9.1f}  median {statistics.median(t):9.1f}")
