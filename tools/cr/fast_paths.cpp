@@ -109,46 +109,62 @@ double ulps(double c, double a) {
   return std::fabs(c - a) / std::ldexp(1.0, e - 53);
 }
 
-// The largest relative error of exp's unscaled pair, (h + lo) 2^m with m =
-// floor(k / N), over every float32 |x| <= 87, against float64 exp (within
-// 2^-52 relative).
-void report_exp_pair_error() {
-  double worst = 0;
-  uint32_t worst_input = 0;
+// The largest error over all 2^32 float32 bit patterns, in blocks of
+// kFloatLanes on every thread, and the input where it occurs:
+// errors(xs, err) sets err[j] for the block xs (negative: lane j does not
+// count).
+struct Worst {
+  double error;
+  uint32_t input;
+};
+template <class Errors>
+Worst worst_over_all_inputs(const Errors& errors) {
+  Worst worst{0, 0};
 #pragma omp parallel
   {
-    const ExpF32 exp;
-    double local = 0;
-    uint32_t local_input = 0;
+    Worst local{0, 0};
 #pragma omp for schedule(dynamic, 256)
     for (int64_t block = 0; block < (int64_t{1} << 32) / kFloatLanes; ++block) {
-      alignas(64) float xs[kFloatLanes], hs[kFloatLanes], los[kFloatLanes], ks[kFloatLanes];
+      alignas(64) float xs[kFloatLanes];
+      double err[kFloatLanes];
       for (int j = 0; j < kFloatLanes; ++j) {
         const uint32_t u = static_cast<uint32_t>(block * kFloatLanes + j);
         std::memcpy(xs + j, &u, sizeof u);
       }
-      F lo, sk, k;
-      f32_store_raw(hs, exp.unscaled(f32_load(xs), &lo, &sk, &k));
-      f32_store_raw(los, lo);
-      f32_store_raw(ks, k);
+      errors(xs, err);
       for (int j = 0; j < kFloatLanes; ++j) {
-        if (!(std::fabs(xs[j]) <= 87.0f)) continue;
-        const int m = static_cast<int>(std::floor(ks[j] / kExpF32N));
-        const double ref = std::exp(static_cast<double>(xs[j]));
-        const double err = std::fabs(std::ldexp(static_cast<double>(hs[j]) + los[j], m) - ref) / ref;
-        if (err > local) {
-          local = err;
-          std::memcpy(&local_input, xs + j, sizeof local_input);
+        if (err[j] > local.error) {
+          local.error = err[j];
+          std::memcpy(&local.input, xs + j, sizeof local.input);
         }
       }
     }
 #pragma omp critical
-    if (local > worst) {
-      worst = local;
-      worst_input = local_input;
-    }
+    if (local.error > worst.error) worst = local;
   }
-  std::printf("exp pair (N = %d) max relative error 2^%.2f, at 0x%08x\n", kExpF32N, std::log2(worst), worst_input);
+  return worst;
+}
+
+// The largest relative error of exp's unscaled pair, (h + lo) 2^m with m =
+// floor(k / N), over every float32 |x| <= 87, against float64 exp (within
+// 2^-52 relative).
+void report_exp_pair_error() {
+  const ExpF32 exp;
+  const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
+    alignas(64) float hs[kFloatLanes], los[kFloatLanes], ks[kFloatLanes];
+    F lo, sk, k;
+    f32_store_raw(hs, exp.unscaled(f32_load(xs), &lo, &sk, &k));
+    f32_store_raw(los, lo);
+    f32_store_raw(ks, k);
+    for (int j = 0; j < kFloatLanes; ++j) {
+      const int m = static_cast<int>(std::floor(ks[j] / kExpF32N));
+      const double ref = std::exp(static_cast<double>(xs[j]));
+      err[j] = std::fabs(xs[j]) <= 87.0f ? std::fabs(std::ldexp(static_cast<double>(hs[j]) + los[j], m) - ref) / ref
+                                         : -1.0;
+    }
+  });
+  std::printf("exp pair (N = %d) max relative error 2^%.2f, at 0x%08x\n", kExpF32N, std::log2(worst.error),
+              worst.input);
 }
 
 #ifndef FAST_PATHS_AVX2
@@ -156,44 +172,22 @@ void report_exp_pair_error() {
 // marking the inputs of C's exact rules.
 template <class C, class S>
 void report_error(const char* name, bool (*rule)(float) = [](float) { return false; }) {
-  double worst = 0;
-  uint32_t worst_input = 0;
-#pragma omp parallel
-  {
-    const C coarse;
-    double local = 0;
-    uint32_t local_input = 0;
-#pragma omp for schedule(dynamic, 256)
-    for (int64_t block = 0; block < (int64_t{1} << 28); ++block) {
-      alignas(64) float xs[16];
-      alignas(64) double vc[16], va[16];
-      for (int j = 0; j < 16; ++j) {
-        const uint32_t u = static_cast<uint32_t>(block * 16 + j);
-        std::memcpy(xs + j, &u, sizeof u);
-      }
-      const F x = f32_load(xs);
-      store(vc, coarse.eval(widen_lo(x)));
-      store(vc + 8, coarse.eval(widen_hi(x)));
-      store(va, S::eval(widen_lo(x)));
-      store(va + 8, S::eval(widen_hi(x)));
-      const uint32_t skip = fm_bits(C::outside(x));
-      for (int j = 0; j < 16; ++j) {
-        if (((skip >> j) & 1) || rule(xs[j]) || !std::isfinite(va[j]) || std::fabs(va[j]) < 0x1p-126) continue;
-        const double err = ulps(vc[j], va[j]);
-        if (err > local) {
-          local = err;
-          std::memcpy(&local_input, xs + j, sizeof local_input);
-        }
-      }
+  const C coarse;
+  const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
+    alignas(64) double vc[kFloatLanes], va[kFloatLanes];
+    const F x = f32_load(xs);
+    store(vc, coarse.eval(widen_lo(x)));
+    store(vc + kLanes, coarse.eval(widen_hi(x)));
+    store(va, S::eval(widen_lo(x)));
+    store(va + kLanes, S::eval(widen_hi(x)));
+    const uint32_t skip = fm_bits(C::outside(x));
+    for (int j = 0; j < kFloatLanes; ++j) {
+      const bool counts = !((skip >> j) & 1) && !rule(xs[j]) && std::isfinite(va[j]) && std::fabs(va[j]) >= 0x1p-126;
+      err[j] = counts ? ulps(vc[j], va[j]) : -1.0;
     }
-#pragma omp critical
-    if (local > worst) {
-      worst = local;
-      worst_input = local_input;
-    }
-  }
-  std::printf("%-10s max %.3g ulps (2^%.2f), window %d (2^%.0f), at 0x%08x\n", name, worst, std::log2(worst),
-              C::kWindow, std::log2(C::kWindow), worst_input);
+  });
+  std::printf("%-10s max %.3g ulps (2^%.2f), window %d (2^%.0f), at 0x%08x\n", name, worst.error,
+              std::log2(worst.error), C::kWindow, std::log2(C::kWindow), worst.input);
 }
 
 #endif
