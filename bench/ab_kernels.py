@@ -37,6 +37,7 @@ import torch
 
 import repdl
 from repdl._scalar import bits32
+from repdl.benchmarks.elementwise import TORCH
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
 
@@ -96,7 +97,7 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, 'layer_norm', *_INDEX])}")
-    ref = getattr(torch.special, case, None) or getattr(torch, case, None) or getattr(torch.nn.functional, case)
+    ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
 

@@ -217,6 +217,7 @@ RESCUE_THRESHOLDS = {  # name: [(threshold, limit, +1: the rule holds above it, 
     "silu": [(-float.fromhex("0x1.b2a428p+6"), -0.0, -1)],
     "erfc": [(float.fromhex("0x1.41bbf8p+3"), 0.0, 1)],
     "gelu": [(-float.fromhex("0x1.cb64eap+3"), -0.0, -1)],
+    "gelu_tanh": [(-float.fromhex("0x1.58aaf4p+3"), -0.0, -1)],
 }
 
 
@@ -250,7 +251,8 @@ def _range_edges(name):
     (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of four and
     their neighbours; for the log family, the pieces' ends, 1, powers of two
     and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7
-    and the exponent's ends; for sigmoid and silu, the edges -48 (hard
+    and the exponent's ends; for gelu_tanh, t(x) = -48, the clamp at +-8.87
+    and the band down to its -0 edge; for sigmoid and silu, the edges -48 (hard
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
     (x from 16 to 18), x/2 near zero and silu's 2^-64; for erf, erfc and
     gelu, the pieces' ends (multiples of 1/4 in |z|, erf's 1/2 among them),
@@ -301,6 +303,14 @@ def _range_edges(name):
             [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0]
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
         return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
+    if name == "gelu_tanh":
+        # t(x) = -48 (x = -7.9142, hard below), x clamped at +-8.87 (|t| < 64), the band left to the
+        # float64 path up to the -0 edge, results 1 from below, tiny x (2^-64: the near-zero rule's
+        # edge; 2^-60: the float64 path's), huge x
+        edges = [-7.9142, -7.9142003, -7.914199, -8.87, -8.869999, -8.870001, 8.87, 8.869999, 8.870001, 9.0, 20.0,
+                 1e30, -1e30, 3e38, -3e38] + torch.linspace(-10.8, -7.9, 97).tolist()
+        edges += [2.0 ** -e * s for e in (24, 25, 40, 60, 63, 64, 65, 100, 125, 126, 127, 140) for s in (1, -1)]
+        return u32(torch.tensor(edges + specials)) + [0x1F800000 + d for d in (-1, 0, 1)]
     edges = [-47.99999, -48.0, -48.00001, -64.0, -87.5, -1e30, 47.99, 63.99999, 64.0, 64.00001, 100.0, 3e38]
     edges += [16 + i / 8 for i in range(17)] + [2.0 ** -e * s for e in (24, 25, 26, 60, 63, 64, 65, 100) for s in (1, -1)]
     # where e^-x's low part, or silu's product error, falls below 2^-126
@@ -344,8 +354,8 @@ def _float32_path_inputs(name):
     return x
 
 
-@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "erf", "erfc", "gelu", "log", "log2",
-                                  "log10", "log1p", "softplus", "logsigmoid"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "gelu_tanh", "erf", "erfc", "gelu", "log",
+                                  "log2", "log10", "log1p", "softplus", "logsigmoid"])
 def test_float32_path_hard_lanes(name):
     """The vector rows' fast paths settle a lane themselves only where their
     own test proves the rounding (round_proven; the coarse float64

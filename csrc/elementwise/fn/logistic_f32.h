@@ -60,21 +60,25 @@ inline F times_pair(F x, F h, F lo, F* low) {
   return ph;
 }
 
-inline F silu_from(F x, F q, F low, FM* hard) {
+// x times the pair q + low of a logistic quotient 1 / (1 + e^-u) (silu: u =
+// x; gelu_tanh: u = t(x)), where `quotient` marks the lanes with u >= -48.
+inline F product_from(F x, F q, F low, FM quotient, FM* hard) {
   FM unproven;
   F pl;
   const F ph = times_pair(x, q, low, &pl);
   const F y = round_proven(ph, pl, &unproven);
-  // silu(+-0) = +-0 is x itself (round_proven's sum would make -0 +0), so
+  // f(+-0) = +-0 is x itself (round_proven's sum would make -0 +0), so
   // zeros, common in activations, need no float64 evaluation; the rest of
   // |x| < 2^-64 does (the float64 path's near-zero rule).
   const F a = f32_abs(x);
   const FM zero = f32_bits_zero(a);
-  const FM in_range = fm_and(f32_ge(x, f32_splat(-48.0f)),
-                             fm_and(fm_or(f32_ge(a, f32_splat(0x1p-64f)), zero), f32_le(a, f32_splat(0x1.fffffep127f))));
+  const FM in_range =
+      fm_and(quotient, fm_and(fm_or(f32_ge(a, f32_splat(0x1p-64f)), zero), f32_le(a, f32_splat(0x1.fffffep127f))));
   *hard = fm_or(unproven, fm_not(in_range));
   return f32_select(zero, x, y);
 }
+
+inline F silu_from(F x, F q, F low, FM* hard) { return product_from(x, q, low, f32_ge(x, f32_splat(-48.0f)), hard); }
 
 // The rescues of the hard lanes (run_fast).  Below the quotient's range,
 // x < -48: sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69, so exp's
@@ -165,5 +169,58 @@ struct SiluSigmoidF32 {
     const std::array<F, 2> out{silu_rescue(logistic.exp, x, v[0], &hy), sigmoid_rescue(logistic.exp, x, v[1], &hs)};
     *hard = hy | hs;
     return out;
+  }
+};
+
+// gelu_tanh(x) = x sigmoid(t), t = A x + B x^3 (A = 2 sqrt(2/pi), B = A
+// 0.044715; GeluTanh's formula, fn/gelu_tanh.h), for t >= -48.  t is
+// carried as a pair th + tl (|tl| <= ulp(th)/2, |t| < 64 on x clamped to
+// [-8.87, 8.87]), the quotient's pair is sigmoid(th), and the first-order
+// term sigmoid(th) (1 - sigmoid(th)) tl moves it to sigmoid(t).
+// docs/elementwise.md ("gelu_tanh: the float32 path") has the analysis.
+// Hard lanes: silu's (product_from), with t < -48 for x < -48; the rescue
+// settles the tails, NaN and the near-zero rule.
+constexpr float kGeluTanhAF32[2] = {0x1.988454p+0f, -0x1.857936p-25f};  // 2 sqrt(2/pi), within 2^-53.5
+constexpr float kGeluTanhBF32[2] = {0x1.2444f2p-4f, 0x1.49b16ap-29f};   // its 0.044715 times, within 2^-49.8
+// gelu_tanh(x) rounds to -0 for x <= kGeluTanhZeroAtOrBelow (-inf included).
+constexpr float kGeluTanhZeroAtOrBelow = -0x1.58aaf4p+3f;  // -10.7708683
+
+struct GeluTanhF32 {
+  LogisticF32 logistic;
+
+  // t = x (A + B x^2) for |x| <= 8.87 as th + *tl, within 2^-44 |t|
+  // (docs/elementwise.md).
+  static F argument(F x, F* tl) {
+    const F x2h = f32_mul(x, x), x2l = f32_fms(x, x, x2h);  // x^2 exactly (normal x^2)
+    // u = A + B x^2: both terms positive; Fast2Sum on the larger first.
+    const F bh = f32_mul(f32_splat(kGeluTanhBF32[0]), x2h);
+    const F be = f32_fma(f32_splat(kGeluTanhBF32[0]), x2l,
+                         f32_fma(f32_splat(kGeluTanhBF32[1]), x2h, f32_fms(f32_splat(kGeluTanhBF32[0]), x2h, bh)));
+    const F a = f32_splat(kGeluTanhAF32[0]);
+    const F uh = f32_add(a, bh);
+    const F ue = f32_add(f32_sub(f32_max(a, bh), uh), f32_min(a, bh));  // exact
+    const F ul = f32_add(ue, f32_add(be, f32_splat(kGeluTanhAF32[1])));
+    // x u, renormalised so that |tl| <= ulp(th)/2.
+    const F ph = f32_mul(x, uh);
+    return two_sum_fast(ph, f32_fma(x, ul, f32_fms(x, uh, ph)), tl);
+  }
+
+  F eval(F x, uint32_t* hard) const {
+    const F xc = f32_min(f32_max(x, f32_splat(-8.87f)), f32_splat(8.87f));  // NaN: -8.87 (hard below)
+    F tl, low;
+    const F th = argument(xc, &tl);
+    const F y0 = logistic.reciprocal(th, &low);
+    const F c = f32_mul(f32_mul(y0, f32_sub(f32_splat(1.0f), y0)), tl);
+    FM h;
+    const F y = product_from(x, y0, f32_add(low, c), f32_ge(th, f32_splat(-48.0f)), &h);
+    *hard = fm_bits(h);
+    return y;
+  }
+  // Left hard: t < -48 above the edge (x in (-10.77, -7.9)) and what
+  // round_proven cannot prove.
+  static F rescue(F x, F y, uint32_t* hard) {
+    const FM near_zero = f32_lt(f32_abs(x), f32_splat(static_cast<float>(kGeluTiny)));
+    if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
+    return settle_tails(x, y, kGeluTanhZeroAtOrBelow, -0.0f, __builtin_inff(), __builtin_inff(), hard);
   }
 };
