@@ -205,14 +205,22 @@ struct GeluTanhF32 {
     return two_sum_fast(ph, f32_fma(x, ul, f32_fms(x, uh, ph)), tl);
   }
 
-  F eval(F x, uint32_t* hard) const {
+  // sigmoid(t(x)) = y0 + *low within 2^-34.78 relative for t >= -48; *th:
+  // t's leading float.
+  F quotient(F x, F* low, F* th) const {
     const F xc = f32_min(f32_max(x, f32_splat(-8.87f)), f32_splat(8.87f));  // NaN: -8.87 (hard below)
-    F tl, low;
-    const F th = argument(xc, &tl);
-    const F y0 = logistic.reciprocal(th, &low);
-    const F c = f32_mul(f32_mul(y0, f32_sub(f32_splat(1.0f), y0)), tl);
+    F tl, lo;
+    *th = argument(xc, &tl);
+    const F y0 = logistic.reciprocal(*th, &lo);
+    *low = f32_add(lo, f32_mul(f32_mul(y0, f32_sub(f32_splat(1.0f), y0)), tl));
+    return y0;
+  }
+
+  F eval(F x, uint32_t* hard) const {
+    F low, th;
+    const F y0 = quotient(x, &low, &th);
     FM h;
-    const F y = product_from(x, y0, f32_add(low, c), f32_ge(th, f32_splat(-48.0f)), &h);
+    const F y = product_from(x, y0, low, f32_ge(th, f32_splat(-48.0f)), &h);
     *hard = fm_bits(h);
     return y;
   }
