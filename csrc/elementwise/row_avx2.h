@@ -99,6 +99,10 @@ inline D f32_rsqrt_seed(D x) {
 // float32 lanes
 inline F f32_sqrt(F a) { return {_mm256_sqrt_ps(a.v)}; }
 inline F f32_div(F a, F b) { return {_mm256_div_ps(a.v, b.v)}; }
+// 1/sqrt(a) within 2^-22.9 relative: fl(1 / fl(sqrt a)), two IEEE
+// operations (rsqrtps's 2^-11.4 would leave e = 1 - a y^2 too large for
+// fn/rsqrt_f32.h's float32 steps).
+inline F f32_rsqrt_seed(F a) { return {_mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(a.v))}; }
 inline F f32_mul(F a, F b) { return {_mm256_mul_ps(a.v, b.v)}; }
 inline F f32_load(const float* p) { return {_mm256_loadu_ps(p)}; }
 inline F f32_splat(float v) { return {_mm256_set1_ps(v)}; }

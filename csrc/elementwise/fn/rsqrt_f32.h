@@ -3,9 +3,10 @@
 // in front of Exp.  The error analysis is in docs/elementwise.md ("rsqrt:
 // the float32 path").
 //
-//   y = fl(1 / fl(sqrt x))            IEEE, |y sqrt(x) - 1| < 2^-22.9
+//   y = f32_rsqrt_seed(x)             |y sqrt(x) - 1| <= 2^-14: vrsqrt14ps
+//                                     (AVX-512), fl(1 / fl(sqrt x)) (AVX2)
 //   e = 1 - x y^2                     y^2 = yh + yl exactly (one fma), then
-//                                     two fmas: |error| < 2^-44.8
+//                                     two fmas: |error| <= 2^-36
 //   1/sqrt x = y (1 - e)^(-1/2) = y + y (e/2 + 3 e^2/8) + O(y e^3)
 //
 // rounded by round_proven (fn/double_float.h) with h = y.  Hard: x outside
@@ -15,7 +16,7 @@
 struct RsqrtF32 {
   F eval(F x, uint32_t* hard) const {
     const F one = f32_splat(1.0f);
-    const F y = f32_div(one, f32_sqrt(x));
+    const F y = f32_rsqrt_seed(x);
     const F yh = f32_mul(y, y);
     const F yl = f32_fms(y, y, yh);
     const F e = f32_fnma(x, yl, f32_fnma(x, yh, one));
