@@ -74,6 +74,12 @@ def test_broadcasting_and_layouts(op, gen, isa):
     for shape in ((0,), (0, 3), (1,), ()):
         z = torch.ones(shape)
         assert getattr(repdl, op)(z, z).shape == shape
+    # a vector over the last dim of a dense tensor (the CPU backend's rows of a matrix), either side
+    for shape in ((37, 29), (3, 5, 29), (1, 29), (0, 29)):
+        m = sprinkle(wide(*shape, gen=gen), ADVERSARIAL, gen, 0.05)
+        v = sprinkle(wide(29, gen=gen), ADVERSARIAL, gen)
+        assert_bitwise_equal(getattr(repdl, op)(m, v), canonical(OPS[op](m, v)), f"{shape} {op} vector")
+        assert_bitwise_equal(getattr(repdl, op)(v, m), canonical(OPS[op](v, m)), f"vector {op} {shape}")
 
 
 @pytest.mark.parametrize("op", OPS)
