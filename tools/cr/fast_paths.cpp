@@ -11,13 +11,14 @@
 //     (ExpF32::unscaled, h + lo times 2^m, on the row's table) over every
 //     float32 |x| <= 87 against float64 exp, of gelu_tanh's pair (x times
 //     the corrected quotient) against the float64 GeluTanh, and the
-//     largest error of each coarse float64 evaluation over every float32 input it takes (all 2^32
-//     bit patterns but those C::outside hands on, results below 2^-126 or
-//     not finite, which the window test sends on too, and the inputs of the
-//     exact rules: erf's |x| >= 4, erfc's z <= -4, gelu's x > 5.65), in
-//     float64 ulps of the result, against the accurate evaluation (within
-//     8 ulps, the records in docs/elementwise.md): the measured side of
-//     each window (about a minute per function on two cores).
+//     largest error of each coarse float64 evaluation over every float32
+//     input it takes (all 2^32 bit patterns but those C::outside hands on,
+//     results below 2^-126 or not finite, which the window test sends on
+//     too, and the inputs of the exact rules: erf's |x| >= 4, erfc's z <=
+//     -4, gelu's x > 5.65), in float64 ulps of the result, against the
+//     accurate evaluation (within 8 ulps, the records in
+//     docs/elementwise.md): the measured side of each window (about a
+//     minute per function on two cores).
 //
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
 //       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors]

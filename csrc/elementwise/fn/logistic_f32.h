@@ -178,8 +178,8 @@ struct SiluSigmoidF32 {
 // [-8.87, 8.87]), the quotient's pair is sigmoid(th), and the first-order
 // term sigmoid(th) (1 - sigmoid(th)) tl moves it to sigmoid(t).
 // docs/elementwise.md ("gelu_tanh: the float32 path") has the analysis.
-// Hard lanes: silu's (product_from), with t < -48 for x < -48; the rescue
-// settles the tails, NaN and the near-zero rule.
+// Hard lanes: silu's (product_from), with t < -48 in place of x < -48; the
+// rescue settles the tails, NaN and the near-zero rule.
 constexpr float kGeluTanhAF32[2] = {0x1.988454p+0f, -0x1.857936p-25f};  // 2 sqrt(2/pi), within 2^-53.5
 constexpr float kGeluTanhBF32[2] = {0x1.2444f2p-4f, 0x1.49b16ap-29f};   // its 0.044715 times, within 2^-49.8
 // gelu_tanh(x) rounds to -0 for x <= kGeluTanhZeroAtOrBelow (-inf included).
@@ -188,7 +188,7 @@ constexpr float kGeluTanhZeroAtOrBelow = -0x1.58aaf4p+3f;  // -10.7708683
 struct GeluTanhF32 {
   LogisticF32 logistic;
 
-  // t = x (A + B x^2) for |x| <= 8.87 as th + *tl, within 2^-44 |t|
+  // t = x (A + B x^2) for |x| <= 8.87 as th + *tl, within 2^-43.95 |t|
   // (docs/elementwise.md).
   static F argument(F x, F* tl) {
     const F x2h = f32_mul(x, x), x2l = f32_fms(x, x, x2h);  // x^2 exactly (normal x^2)

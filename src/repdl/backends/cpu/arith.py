@@ -34,7 +34,8 @@ def binary(op, a, b):
             return out
         if b.dim() == 1 and a.dim() > 1 and a.shape[-1] == b.shape[0] and b.shape[0]:
             # The common broadcast, x + bias over x's last dim, as rows of
-            # a matrix: no stride lists to build (0.2 us of 3).
+            # a matrix: no stride lists to build (0.8 us of the 3.3 above
+            # torch's call).
             out = torch.empty_like(a)
             cols = b.shape[0]
             _C.binary(code, out.data_ptr(), a.data_ptr(), b.data_ptr(), 2, a.numel() // cols, cols, cols, 1, 0, 1)
