@@ -1,8 +1,9 @@
-// sigmoid and silu on float32 lanes, correctly rounded with their own
-// rounding test: the fast paths of the vector rows in front of Sigmoid
-// (sigmoid.h) and Silu (silu.h), as exp_f32.h is in front of Exp.  The
-// error analysis is in docs/elementwise.md ("sigmoid and silu: the float32
-// path").
+// sigmoid, silu and gelu_tanh on float32 lanes, correctly rounded with
+// their own rounding test: the fast paths of the vector rows in front of
+// Sigmoid (sigmoid.h), Silu (silu.h) and GeluTanh (gelu_tanh.h), as
+// exp_f32.h is in front of Exp.  The error analysis is in
+// docs/elementwise.md ("sigmoid and silu: the float32 path", "gelu_tanh:
+// the float32 path"; GeluTanhF32 at the end of this file).
 //
 //   E = e^-x = 2^m (Ey + Ed)        ExpF32::unscaled<true> at min(x, 64),
 //                                   renormalised (|Ed| <= ulp(Ey) / 2)
