@@ -9,11 +9,21 @@ _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
 
 
 def softmax(x, dim, *, log):
-    if x.numel() == 0:
+    numel = x.numel()
+    if numel == 0:
         return torch.empty_like(x)
+    kind = _KIND["log_softmax" if log else "softmax"]
+    if dim == x.dim() - 1 and x.is_contiguous():
+        # Rows of the last dim, row-major: the arguments reduction_view
+        # would build (numel // R lines of R, stride 1), without the view
+        # (0.6 us of a small call).
+        R = x.shape[-1]
+        y = torch.empty_like(x)
+        _C.softmax(x.data_ptr(), 1, 0, numel // R, R, R, 1, y.data_ptr(), kind)
+        return y
     v = reduction_view(dense_like(x), (dim,))
     y = torch.empty_like(v.x)  # v.x is dense: its own strides
-    _C.softmax(*v.args, y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
+    _C.softmax(*v.args, y.data_ptr(), kind)
     if v.perm is not None:  # computed on a permuted copy
         y = y.permute(*sorted(range(x.dim()), key=v.perm.__getitem__))
     return y
