@@ -26,6 +26,13 @@ class ReductionView(NamedTuple):
 _new_view = tuple.__new__
 
 
+def row_lines(x, numel, R):
+    """The view arguments of a row-major x (numel elements) read as numel //
+    R lines of R, stride 1: a reduction over its last dims, or the whole of
+    it as one line."""
+    return (x.data_ptr(), 1, 0, numel // R, R, R, 1)
+
+
 def coalesced(x, dims):
     """(size, stride) groups of dims, in order, after dropping size-1 dims
     and merging neighbours that are contiguous with each other."""
@@ -52,10 +59,10 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
         # A whole tensor is one line of numel (no shape to slice: 0.2 us of
         # a small sum); the kept sizes stay a torch.Size, a tuple already.
         if k == n:
-            return _new_view(ReductionView, (x, (x.data_ptr(), 1, 0, 1, numel, numel, 1), (), None))
+            return _new_view(ReductionView, (x, row_lines(x, numel, numel), (), None))
         shape = x.shape
         R = shape[-1] if k == 1 else math.prod(shape[n - k:])
-        return _new_view(ReductionView, (x, (x.data_ptr(), 1, 0, numel // R, R, R, 1), shape[:n - k], None))
+        return _new_view(ReductionView, (x, row_lines(x, numel, R), shape[:n - k], None))
     if k and not 0 <= dims[0] <= dims[-1] < n:
         # (a negative dim would make a view whose lines run past x's memory)
         raise ValueError(f"reduction_view: dims must be sorted and in [0, {n}), got {tuple(dims)}")
