@@ -6,7 +6,9 @@ counts, instruction sets, BLAS settings and flush-to-zero
 inputs exist); every RepDL hash must agree.  The same ops through plain
 torch are hashed too, to show that the settings really reach the process
 (torch's results do move with them).  The "tiny" inputs make subnormal
-intermediate values and results."""
+intermediate values and results.  REPDL_VERIFY_DEVICE=cuda (repdl.verify.device())
+puts every input on that device, where the reference backend runs:
+tests/test_devices.py checks that it gives the CPU's hashes."""
 import json
 import os
 
@@ -14,10 +16,23 @@ import torch
 import torch.nn.functional as F
 
 import repdl
-from repdl.verify import pattern, tensor_hash
+from repdl.verify import device, pattern, tensor_hash
 
 
-def job():
+# The correctly rounded functions, by the name torch.* (and F.* for the
+# activations) gives them; the POSITIVE ones see |x|.
+FUNCTIONS = ("exp", "exp2", "expm1", "tanh", "sigmoid", "erf", "erfc", "sin", "cos")
+POSITIVE = ("log", "log2", "log10", "log1p", "sqrt", "rsqrt")
+ACTIVATIONS = ("silu", "gelu", "mish", "logsigmoid", "softplus", "elu", "selu", "celu")
+
+
+def functions(x, torch_ns, f_ns):
+    """Every function of x, stacked; through RepDL (repdl, repdl) or torch (torch, F)."""
+    return torch.stack([getattr(torch_ns, n)(x) for n in FUNCTIONS] + [getattr(f_ns, n)(x) for n in ACTIVATIONS]
+                       + [getattr(torch_ns, n)(x.abs()) for n in POSITIVE] + [f_ns.gelu(x, approximate="tanh")])
+
+
+def inputs():
     a, b = pattern(300, 257, salt=1) * 4, pattern(257, 190, salt=2) * 4
     x = pattern(64, 1000, salt=3) * 20
     w, bias = pattern(33, 257, salt=4), pattern(33, salt=5)
@@ -26,9 +41,13 @@ def job():
     big = pattern(1 << 18, salt=9)
     tiny = pattern(64, 96, salt=10) * 2.0 ** -66
     tiny_w = pattern(40, 96, salt=11) * 2.0 ** -64
-    if os.environ.get("REPDL_VERIFY_FLUSH_DENORMAL") == "1":
-        torch.set_flush_denormal(True)
-    ops = {
+    return [v.to(device()) for v in (a, b, x, w, bias, t, *batch, big, tiny, tiny_w)]
+
+
+def ops():
+    """name -> (RepDL's call, plain torch's call)."""
+    a, b, x, w, bias, t, *batch, big, tiny, tiny_w = inputs()
+    return {
         "mm": (lambda: repdl.mm(a, b), lambda: torch.mm(a, b)),
         "mm_t": (lambda: repdl.mm(b.t(), a.t()), lambda: torch.mm(b.t(), a.t())),
         "matmul_batched": (lambda: repdl.matmul(*batch), lambda: torch.matmul(*batch)),
@@ -48,10 +67,17 @@ def job():
         "tiny_linear": (lambda: repdl.linear(tiny, tiny_w, tiny_w[:, 0]), lambda: F.linear(tiny, tiny_w, tiny_w[:, 0])),
         "tiny_mean_var": (lambda: torch.stack([repdl.mean(tiny, 1), repdl.var(tiny, 0)[:64]]),
                           lambda: torch.stack([torch.mean(tiny, 1), torch.var(tiny, 0)[:64]])),
+        "functions": (lambda: functions(x / 4, repdl, repdl), lambda: functions(x / 4, torch, F)),
         "tiny_scaled": (lambda: repdl.div(repdl.mul(tiny, 2.0 ** -60), 3.0), lambda: tiny * 2.0 ** -60 / 3.0),
     }
+
+
+def job():
+    calls = ops()
+    if os.environ.get("REPDL_VERIFY_FLUSH_DENORMAL") == "1":
+        torch.set_flush_denormal(True)
     out = {"repdl": {}, "torch": {}}
-    for name, (ours, theirs) in ops.items():
+    for name, (ours, theirs) in calls.items():
         out["repdl"][name] = tensor_hash(ours())
         out["torch"][name] = tensor_hash(theirs())
     return out

@@ -2,14 +2,16 @@
 repdl.nn and once with the same weights in plain torch.nn; prints one JSON
 object of hashes (loss, logits, every parameter gradient, BatchNorm's
 running statistics).  tests/test_invariance.py runs it in fresh processes
-under different environments: RepDL's hashes must not move, torch's do."""
+under different environments: RepDL's hashes must not move, torch's do;
+tests/test_devices.py runs it with REPDL_VERIFY_DEVICE=cuda (every tensor
+on that device, the reference backend), which must give the CPU's hashes."""
 import json
 import os
 
 import torch
 
 import repdl
-from repdl.verify import pattern, state_hash, tensor_hash
+from repdl.verify import device, pattern, state_hash, tensor_hash
 
 
 def cnn(nn):
@@ -32,7 +34,7 @@ class Block(torch.nn.Module):
         self.register_buffer("causal", torch.triu(torch.ones(length, length, dtype=torch.bool), 1))
 
     def forward(self, idx):
-        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
         h = self.ln1(x)
         x = x + self.attn(h, h, h, attn_mask=self.causal, need_weights=False)[0]
         x = x + self.mlp(self.ln2(x))
@@ -50,16 +52,17 @@ def run(model, inputs, target, loss_fn):
 
 
 def job():
-    images = pattern(6, 1, 8, 8, salt=1) * 4
-    labels = (pattern(6, salt=2) * 1000).to(torch.int64) % 10
-    tokens = (pattern(3, 12, salt=3) * 1000).to(torch.int64) % 50
-    next_tokens = (pattern(3, 12, salt=4) * 1000).to(torch.int64) % 50
+    images, labels, tokens, next_tokens = (v.to(device()) for v in (
+        pattern(6, 1, 8, 8, salt=1) * 4,
+        (pattern(6, salt=2) * 1000).to(torch.int64) % 10,
+        (pattern(3, 12, salt=3) * 1000).to(torch.int64) % 50,
+        (pattern(3, 12, salt=4) * 1000).to(torch.int64) % 50))
     out = {}
     for name, make, x, y, smoothing in (("cnn", cnn, images, labels, 0.0),
                                         ("transformer", Block, tokens, next_tokens, 0.1)):
         repdl.manual_seed(0)
-        ours = make(repdl.nn)
-        theirs = make(torch.nn)
+        ours = make(repdl.nn).to(device())
+        theirs = make(torch.nn).to(device())
         theirs.load_state_dict(ours.state_dict())
         torch.manual_seed(0)
         out[f"repdl_{name}"] = run(ours, x, y, lambda a, b: repdl.nn.functional.cross_entropy(

@@ -14,7 +14,8 @@ Every input, initial weight and random draw comes from repdl.random.
 tests/test_training.py runs this in fresh processes under different
 environments (and with the reference backend, with DataLoader workers,
 and stopped and resumed from a checkpoint mid-epoch); every RepDL hash
-must agree, and must equal tests/golden.json.  ``--torch`` trains the same
+must agree, and must equal tests/golden.json.  REPDL_VERIFY_DEVICE=cuda
+trains on that device (tests/test_devices.py): the same golden hashes.  ``--torch`` trains the same
 models with torch.nn, torch.optim and torch's schedulers (same initial
 weights, same data): the negative control, whose hashes do move.
 
@@ -94,6 +95,7 @@ def build(fw, name):
     ours = lenet(repdl.nn) if name == "cnn" else tiny_lm(repdl.nn, repdl.add)
     model = ours if fw is REPDL else (lenet(torch.nn) if name == "cnn" else tiny_lm(torch.nn, torch.add))
     model.load_state_dict(ours.state_dict())
+    model.to(repdl.verify.device())
     if name == "cnn":
         opt = fw["optim"].SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
         sched = fw["sched"].CosineAnnealingLR(opt, T_max=CNN_STEPS)
@@ -141,6 +143,7 @@ def train(fw, name, workers=0, stop_after=None, checkpoint=None, resume=None):
                                   rng=repdl.random.default_generator, progress={"step": step, "losses": losses})
             return None
         opt.zero_grad(set_to_none=True)
+        x, y = x.to(repdl.verify.device()), y.to(repdl.verify.device())
         logits = model(x)
         loss = fw["nn"].functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
                                                  label_smoothing=0.1 if name == "lm" else 0.0)

@@ -31,7 +31,7 @@ class Transformer(torch.nn.Module):
         self.register_buffer("causal", torch.triu(torch.ones(length, length, dtype=torch.bool), 1))
 
     def forward(self, idx):
-        x = self.add(self.tok(idx), self.pos(torch.arange(idx.shape[1])))
+        x = self.add(self.tok(idx), self.pos(torch.arange(idx.shape[1], device=idx.device)))
         for b in self.blocks:
             h = b["ln1"](x)
             x = self.add(x, b["attn"](h, h, h, attn_mask=self.causal, need_weights=False)[0])
