@@ -364,8 +364,13 @@ def test_float32_path_hard_lanes(name):
     of place and in place (y == x), at offsets that shift the chunks, and
     with flush-to-zero on (the paths' subnormal intermediates)."""
     xbits = _float32_path_inputs(name)
-    want = expected(name, xbits)
-    check_all_paths(name, xbits, want, "float32 path inputs")
+    _check_fast_rows(name, xbits, expected(name, xbits), "float32 path inputs")
+
+
+def _check_fast_rows(name, xbits, want, what):
+    """Every path against want, then each vector row in place at offsets
+    that shift the chunks, and with flush-to-zero on."""
+    check_all_paths(name, xbits, want, what)
     x = f32(xbits)
     saved = repdl.isa()
     try:
@@ -384,6 +389,29 @@ def test_float32_path_hard_lanes(name):
                 _report(name, xbits, u32(y), want, f"{isa} row, flush-to-zero")
     finally:
         repdl.set_isa(saved)
+
+
+def test_exp_zero_blocks():
+    """exp's blocks whose every lane is at or below -103.972084 (+0 in
+    every lane) are stored as zeros: the first of a run after its
+    evaluation, the next ones before any (run_fast's ZeroBlocks).  Runs of
+    -inf (a causal mask), of finite values at the edge and beyond, mixed
+    with -inf, across chunks, broken by one lane just above the edge
+    (-103.97208: the least subnormal), by NaN and by an ordinary block, and
+    in the tail."""
+    edge, above = float.fromhex("-0x1.9fe36ap+6"), float.fromhex("-0x1.9fe368p+6")
+    x = repdl.random.randn(40 * 256 + 21, generator=repdl.random.Generator(15)) * 3
+    x[16:16 * 40] = float("-inf")  # a run over a chunk boundary (256 values on AVX-512, 128 on AVX2)
+    x[700:1100] = edge
+    x[1100:1500:3] = -1e30
+    x[1500:1900] = float("-inf")
+    x[1700] = above  # breaks the run inside a block
+    x[1900:2300] = -200.0
+    x[2000] = float("nan")
+    x[2500:2520] = float("-inf")  # one block and a bit, unaligned
+    x[-21:] = float("-inf")  # a full block and the tail
+    xbits = u32(x)
+    _check_fast_rows("exp", xbits, expected("exp", xbits), "zero blocks")
 
 
 def test_silu_and_sigmoid_in_one_pass(isa):

@@ -54,6 +54,10 @@ constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
 struct ExpF32 {
   ExpF32Table th_table{kExpF32Entries.hi}, tl_table{kExpF32Entries.lo};
 
+  // Every result of a block at or below this is +0, which run_fast stores
+  // without evaluating the block (a causal mask's -inf in softmax).
+  static constexpr float kZeroAtOrBelow = kExpZeroAtOrBelow;
+
   // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
   // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
   // 2^-13); *sk and *k hold the reduction's k = N m + j, as kMagic + k and
