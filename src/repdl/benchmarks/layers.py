@@ -7,13 +7,14 @@ import torch.nn.functional as F
 import repdl.nn.functional as RF
 
 
-def fwd_bwd(fn, inputs):
-    """One forward and backward of fn(*inputs) (leaves that require grad)."""
+def fwd_bwd(fn, inputs, grad_output=None):
+    """One forward and backward of fn(*inputs) (leaves that require grad),
+    the output's gradient `grad_output` (default: ones)."""
     leaves = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
 
     def step():
         out = fn(*inputs)
-        torch.autograd.grad(out, leaves, torch.ones_like(out))
+        torch.autograd.grad(out, leaves, torch.ones_like(out) if grad_output is None else grad_output)
 
     return step
 
