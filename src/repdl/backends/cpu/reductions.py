@@ -5,7 +5,7 @@ import torch
 
 from ... import _C
 from ..._scalar import bits32, fl32
-from .._views import keepdim_shape, reduction_view
+from .._views import keepdim_shape, reduction_view, row_lines
 from .outputs import row_major
 
 _ORDER_CODE = {"sequential": 0, "pairwise": 1}
@@ -20,23 +20,35 @@ def _empty_result(x, dims, keepdim):
     return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
 
 
-def sum(x, dims, keepdim, *, order):
-    if x.numel() == 0:
-        return _empty_result(x, dims, keepdim)
+def _lines_and_output(x, dims, numel):
+    """(the tensor the kernel reads, its view arguments, a new output).  The
+    tensor may be a copy of x (reduction_view), which the caller holds while
+    the kernel runs.  A whole row-major tensor (loss.sum(), loss.mean()) is
+    one line of numel, passed without building its reduction view (0.3 us of
+    an 8-element sum's 3.4)."""
+    if len(dims) == x.dim() and x.is_contiguous():
+        return x, row_lines(x, numel, numel), row_major(())
     v = reduction_view(x, dims)
-    out = row_major(v.out_shape)
-    _C.sum(*v.args, out.data_ptr(), _ORDER_CODE[order])
+    return v.x, v.args, row_major(v.out_shape)
+
+
+def sum(x, dims, keepdim, *, order):
+    numel = x.numel()
+    if numel == 0:
+        return _empty_result(x, dims, keepdim)
+    src, args, out = _lines_and_output(x, dims, numel)  # noqa: F841 (src: alive through the call)
+    _C.sum(*args, out.data_ptr(), _ORDER_CODE[order])
     return _shaped(out, x, dims, keepdim)
 
 
 def mean(x, dims, keepdim):
     """fl(seqsum / fl32(n)) over `dims`, n their element count: the sum and
     its division in one kernel call."""
-    if x.numel() == 0:  # 0 / fl32(n): NaN for an empty reduction, else no elements
+    numel = x.numel()
+    if numel == 0:  # 0 / fl32(n): NaN for an empty reduction, else no elements
         return _empty_result(x, dims, keepdim).fill_(math.nan)
-    v = reduction_view(x, dims)
-    out = row_major(v.out_shape)
-    _C.mean(*v.args, out.data_ptr(), bits32(fl32(count(x, dims))))
+    src, args, out = _lines_and_output(x, dims, numel)  # noqa: F841 (src: alive through the call)
+    _C.mean(*args, out.data_ptr(), bits32(fl32(count(x, dims))))
     return _shaped(out, x, dims, keepdim)
 
 
