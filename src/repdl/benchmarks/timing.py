@@ -2,14 +2,36 @@
 drift: every benchmark times torch and RepDL alternately in the same process
 and reports the ratio of their best (minimum) times, which is what stays
 stable under background load."""
+import ctypes
+import functools
 import time
 
 import torch
 
 
+@functools.lru_cache(maxsize=None)
+def steady_heap() -> bool:
+    """Keep freed memory for the next allocation, as a training loop's
+    steady state does (glibc only; elsewhere nothing changes).  glibc gives
+    an allocation above its mmap threshold pages of its own, which the
+    kernel faults in on first touch and takes back on free, and that
+    threshold moves with the program's history (128 KiB up to 32 MiB): a
+    4 MB softmax with backward measured 0.64 ms for torch in one comparison
+    and 1.28-1.48 in the next ones of the same process, its fresh outputs
+    page-faulted, for RepDL alike.  A fixed threshold of 1 GiB and no
+    trimming take those page faults out of every measurement (torch
+    0.57-0.60 ms in each of four).  True when glibc took the settings."""
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is None:
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
+    return bool(mallopt(m_mmap_threshold, 1 << 30)) and bool(mallopt(m_trim_threshold, (1 << 31) - 1))
+
+
 def best_time(fn, repeats: int, min_seconds: float = 0.02) -> float:
     """Best per-call time over `repeats` batches of calls lasting at least
-    min_seconds each."""
+    min_seconds each (on a steady heap)."""
+    steady_heap()
     fn()
     calls = 1
     while True:
