@@ -21,8 +21,9 @@ def steady_heap() -> bool:
     page-faulted, for RepDL alike.  A fixed threshold of 1 GiB and no
     trimming take those page faults out of every measurement (torch
     0.57-0.60 ms in each of four).  True when glibc took the settings."""
-    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    if mallopt is None:
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError, TypeError):  # no mallopt (not glibc), or no C library handle (Windows)
         return False
     m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
     return bool(mallopt(m_mmap_threshold, 1 << 30)) and bool(mallopt(m_trim_threshold, (1 << 31) - 1))
