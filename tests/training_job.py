@@ -15,9 +15,10 @@ tests/test_training.py runs this in fresh processes under different
 environments (and with the reference backend, with DataLoader workers,
 and stopped and resumed from a checkpoint mid-epoch); every RepDL hash
 must agree, and must equal tests/golden.json.  REPDL_VERIFY_DEVICE=cuda
-trains on that device (tests/test_devices.py): the same golden hashes.  ``--torch`` trains the same
-models with torch.nn, torch.optim and torch's schedulers (same initial
-weights, same data): the negative control, whose hashes do move.
+trains on that device (tests/test_devices.py): the same golden hashes.
+``--torch`` trains the same models with torch.nn, torch.optim and torch's
+schedulers (same initial weights, same data): the negative control, whose
+hashes do move.
 
     python tests/training_job.py [--torch] [--backend reference] [--workers N]
                                  [--stop-after K --checkpoint PATH] [--resume PATH]
