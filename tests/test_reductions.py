@@ -36,6 +36,19 @@ def test_sum_and_sqdev_match_reference(shape, gen, isa):
             assert_bitwise_equal(cpu.sqdev(xv, m, dims, False), ref.sqdev(xv, m, dims, False), f"sqdev {name} {dims}")
 
 
+# The rows kernels take sixteen rows as two chains, then eight, then the rest
+# one by one, four elements of each row at a time and then the last n % 4;
+# rows 2 KB apart (n = 512) keep to groups of eight for two inputs.
+@pytest.mark.parametrize("rows", [8, 16, 17, 33, 47])
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 6, 7, 64, 127, 512, 1000])
+def test_rows_kernels_match_reference(rows, n, gen, isa):
+    a = sprinkle(wide(rows, n, gen=gen), SPECIALS, gen, 0.01)
+    b = sprinkle(wide(rows, n, gen=gen), SPECIALS, gen, 0.01)
+    assert_bitwise_equal(cpu.sumprod(a, b, (1,), False), ref.sumprod(a, b, (1,), False), "sumprod")
+    for order in ORDERS:
+        assert_bitwise_equal(cpu.sum(a, (1,), False, order=order), ref.sum(a, (1,), False, order=order), order)
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_mean_matches_reference(shape, gen, isa):
     """The CPU's mean (the sum and its division in one kernel call) against

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "common/prefetch.h"
 #include "elementwise/elementwise.h"
 
 namespace repdl {
@@ -52,37 +53,6 @@ float settle(const CrTable& t, uint32_t xbits, double v, float r);
 // bits of 2/pi, integer arithmetic): returns r and sets *q to k mod 4 with
 // x = k*pi/2 + r, |r| <= pi/4; |error of r| <= 2^-52 |r|.
 double reduce_pio2_large(float x, int64_t* q);
-
-// The cache lines a row asks for while it computes (elementwise.h's
-// exp_prefetching): `lines` 64-byte lines from `a` (and as many from `b`,
-// when given), a share at each of the row's steps (a chunk of results), so
-// that their memory latency overlaps the arithmetic; whatever is left when
-// the row ends goes at once.
-class Ahead {
- public:
-  Ahead() = default;
-  // [a, a + bytes) and [b, b + bytes) over the n / per_step + 1 steps of n results.
-  Ahead(const void* a, const void* b, int64_t bytes, int64_t n, int64_t per_step)
-      : a_(static_cast<const char*>(a)), b_(static_cast<const char*>(b)), lines_(a ? (bytes + 63) / 64 : 0) {
-    const int64_t steps = n / per_step + 1;
-    per_step_ = (lines_ + steps - 1) / steps;
-  }
-  void step() { ask(per_step_); }
-  void rest() { ask(lines_); }
-
- private:
-  void ask(int64_t k) {
-    for (; k > 0 && lines_ > 0; --k, --lines_, a_ += 64) {
-      __builtin_prefetch(a_, 0, 3);
-      if (b_) {
-        __builtin_prefetch(b_, 0, 3);
-        b_ += 64;
-      }
-    }
-  }
-  const char *a_ = nullptr, *b_ = nullptr;
-  int64_t lines_ = 0, per_step_ = 0;
-};
 
 // The raw float64 evaluation that a row rounds (for error measurements):
 // y[i] = the row's f(x[i]) before rounding; for sqrt and reciprocal, the

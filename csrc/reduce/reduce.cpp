@@ -113,9 +113,9 @@ void sumprod(const View& a, const float* b, float* out) {
   const Kernels& k = kernels(active_isa());
   for_segments(a, [&](const Segment& s, int64_t p) {
     const float* bs = b + (s.base - a.x);
-    if (s.sr == 1) k.sumprod_rows(s, bs, out + p);
+    if (s.sr == 1) k.sumprod_rows(s, bs, out + p, {});
     else if (s.s0 == 1) k.sumprod_cols(s, bs, out + p);
-    else kGenericKernels.sumprod_rows(s, bs, out + p);
+    else kGenericKernels.sumprod_rows(s, bs, out + p, {});
   });
 }
 

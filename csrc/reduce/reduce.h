@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "common/isa.h"
+#include "common/prefetch.h"
 
 namespace repdl {
 namespace reduce {
@@ -40,8 +41,9 @@ struct Kernels {
   void (*sqdev_rows)(const Segment&, const float* mean, float* out);
   void (*sqdev_cols)(const Segment&, const float* mean, float* out);
   // out[i] = fmachain over r of (a element (i, r), b element (i, r)); b has
-  // a's layout, its segment starting at b_base.
-  void (*sumprod_rows)(const Segment& a, const float* b_base, float* out);
+  // a's layout, its segment starting at b_base.  The rows kernel asks for
+  // `ahead`'s lines as it goes (softmax's backward: the next group's lines).
+  void (*sumprod_rows)(const Segment& a, const float* b_base, float* out, AheadIntoL2 ahead);
   void (*sumprod_cols)(const Segment& a, const float* b_base, float* out);
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride]),
   // starting from +0.0 or, with accumulate, continuing from out[i]

@@ -24,7 +24,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().process_group;
-  const int group = forward_group(v.R);
+  const int group = group_lines(v.R);
   const int64_t groups = (P + group - 1) / group;
   // ~20 flops per element (the exp dominates).
   const int threads = threads_for(P * v.R * 20, int64_t{1} << 18);
@@ -40,7 +40,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().backward_group;
-  const int group = v.R <= kGroupMaxLine ? kGroup : 1;
+  const int group = group_lines(v.R);
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {

@@ -34,16 +34,16 @@ void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, c
                      const float* value, float* dx);
 
 // Lines go in groups, one sequential chain per vector lane of the
-// reduction kernels: kGroup lines, or in the forward kWideGroup lines where
-// they are at most kWideGroupMaxLine long.  Sixteen lines run as two
-// chains of eight interleaved (rows_groups<2>), where one chain waited on
-// each add: 0.91-0.94 of the forward's time at 64x128x128, 16x512x512 and
-// 4096x1000 (log_softmax at 4096x1000 0.98; an earlier try, before the
-// group's lines were asked for during the exponential, had measured no
-// gain).  Longer lines lost with sixteen (1.13 at 1024x2048, 1.18 at
-// 64x32768: the group's scratch leaves L2), and so did the backward (its
-// fmachain has no registers for two chains on AVX2, and sixteen lines
-// asked for at once measured 1.06-1.08 at 4 MB).
+// reduction kernels: kWideGroup lines where they are at most
+// kWideGroupMaxLine long, else kGroup.  Sixteen lines run as two chains of
+// eight interleaved (reduce_avx2.cpp's rows_groups<2>), where one chain
+// waited on each add: 0.91-0.94 of the forward's time at 64x128x128,
+// 16x512x512 and 4096x1000.  Longer lines lost with sixteen (1.13 at
+// 1024x2048, 1.18 at 64x32768: the group's scratch leaves L2).  The
+// backward's fmachains lost with sixteen too while its rows were
+// transposed by 8x8 shuffles (1.06-1.13); with the rows kernels' broadcast
+// loads they gain (docs/PERFORMANCE.md, "softmax's backward in groups of
+// sixteen").
 constexpr int kGroup = 8;
 constexpr int kWideGroup = 16;
 constexpr int64_t kWideGroupMaxLine = 1024;
@@ -52,14 +52,14 @@ constexpr int64_t kWideGroupMaxLine = 1024;
 // ones one at a time, bounding scratch memory.
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 
-// The forward's lines per group for lines of length R.
-inline int forward_group(int64_t R) {
+// The lines per group for lines of length R, forward and backward.
+inline int group_lines(int64_t R) {
   return R > kGroupMaxLine ? 1 : R <= kWideGroupMaxLine ? kWideGroup : kGroup;
 }
 
 // The line kernels, one table per instruction set (softmax_<isa>.cpp, each
 // the text of lines.inc compiled for it): a group of lines p0 ..
-// p0+count-1 (count <= forward_group(R) forward, kGroup backward), and
+// p0+count-1 (count <= group_lines(R)), and
 // dense rows p0 .. p0+count-1 (count <= kGroup) of the P rows of
 // onehot_backward.
 struct LineKernels {
