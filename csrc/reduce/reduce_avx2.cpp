@@ -95,17 +95,28 @@ void rows_groups(const Segment& s, int64_t first, float* out, Step step, bool ac
   for (int g = 0; g < G; ++g) _mm256_storeu_ps(out + first + 8 * g, avx2::canonical_nan8(acc[g]));
 }
 
-// Sixteen outputs at a time as two chains, then eight.  Two inputs whose
-// rows lie a multiple of 2 KB apart keep to eight rows: sixteen rows of each
-// would put sixteen lines in one set of Zen 4's 8-way L1 (2.3x the time at
-// 64 x 512).
+// The most of `rows` rows, stride_bytes apart, whose starts fall in one set
+// of a 64-set L1 (Zen 4's 32 KB 8-way, Golden Cove's 48 KB 12-way: 4 KB
+// per way).
+int rows_per_l1_set(int64_t stride_bytes, int rows) {
+  int count[64] = {}, most = 0;
+  for (int q = 0; q < rows; ++q) most = std::max(most, ++count[((q * stride_bytes) >> 6) & 63]);
+  return most;
+}
+
+// Sixteen outputs at a time as two chains, then eight.  The chains read
+// each row's cache lines in four steps of four elements; rows whose lines
+// would crowd one L1 set past 8 ways (rows 2 KB apart for two inputs, 4
+// KB for one) go eight at a time, or the lines leave L1 between steps
+// (sumprod at 64 x 512: 2.3x the time; layer_norm at 256 x 1024: 1.12x).
 // Returns the outputs done (the rest are fewer than eight).
 template <bool kPair = false, class Step>
 int64_t rows_all_groups(const Segment& s, float* out, Step step, bool accumulate = false, const float* b = nullptr,
                         AheadIntoL2 ahead = {}) {
-  const bool crowded = kPair && (s.s0 * static_cast<int64_t>(sizeof(float))) % 2048 == 0;
+  const int inputs = kPair ? 2 : 1;
+  const bool two_chains = inputs * rows_per_l1_set(s.s0 * static_cast<int64_t>(sizeof(float)), 16) <= 8;
   int64_t i = 0;
-  if (!crowded)
+  if (two_chains)
     for (; i + 16 <= s.n; i += 16) rows_groups<2, kPair>(s, i, out, step, accumulate, b, ahead);
   for (; i + 8 <= s.n; i += 8) rows_groups<1, kPair>(s, i, out, step, accumulate, b, ahead);
   ahead.rest();
