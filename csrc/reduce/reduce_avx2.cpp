@@ -55,6 +55,17 @@ struct Rows8 {
     c[2] = _mm256_shuffle_ps(t1, t3, 0x44);
     c[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
   }
+  // Elements k..k+7 of the eight rows, transposed (t[kk] lane q = row q,
+  // element k + kk): two loads per 64-byte line, where columns() makes
+  // four (rows_all_groups: crowded rows).
+  void block(int64_t k, __m256 t[8]) const {
+    const int64_t at = k * static_cast<int64_t>(sizeof(float));
+    const char *l = lo + at, *h = hi + at;
+    const auto row = [](const char* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); };
+    t[0] = row(l), t[1] = row(l + stride), t[2] = row(l + 2 * stride), t[3] = row(l + stride3);
+    t[4] = row(h), t[5] = row(h + stride), t[6] = row(h + 2 * stride), t[7] = row(h + stride3);
+    avx2::transpose8(t);
+  }
   __m256 column(int64_t k) const {
     const auto at = [&](const char* row) { return reinterpret_cast<const float*>(row)[k]; };
     return _mm256_setr_ps(at(lo), at(lo + stride), at(lo + 2 * stride), at(lo + stride3), at(hi), at(hi + stride),
@@ -67,8 +78,9 @@ struct Rows8 {
 // their elements at reduced index r (lane q: output first + q); with a
 // second input b (a segment of s's layout from b), step(first, acc, x, y,
 // r) gets b's elements too.  With accumulate, the chains continue from the
-// values already in out.  ahead takes a step per four elements.
-template <int G, bool kPair, class Step>
+// values already in out.  kSpan elements of each row at a time: 4
+// (Rows8::columns) or 8 (Rows8::block); ahead takes a step per four.
+template <int G, bool kPair, int kSpan, class Step>
 void rows_groups(const Segment& s, int64_t first, float* out, Step step, bool accumulate, const float* b,
                  AheadIntoL2& ahead) {
   const auto rows_of = [&](const float* base, int g) { return Rows8(base + (first + 8 * g) * s.s0, s.s0); };
@@ -81,13 +93,18 @@ void rows_groups(const Segment& s, int64_t first, float* out, Step step, bool ac
   __m256 acc[G];
   for (int g = 0; g < G; ++g) acc[g] = accumulate ? _mm256_loadu_ps(out + first + 8 * g) : _mm256_setzero_ps();
   int64_t k = 0;
-  for (; k + 4 <= s.R; k += 4) {
-    ahead.step();
+  for (; k + kSpan <= s.R; k += kSpan) {
+    for (int j = 0; j < kSpan; j += 4) ahead.step();
     for (int g = 0; g < G; ++g) {
-      __m256 x[4], y[4];
-      ra[g].columns(k, x);
-      if constexpr (kPair) rb[g].columns(k, y);
-      for (int kk = 0; kk < 4; ++kk) acc[g] = advance(g, acc[g], k + kk, x[kk], kPair ? y[kk] : x[kk]);
+      __m256 x[kSpan], y[kSpan];
+      if constexpr (kSpan == 4) {
+        ra[g].columns(k, x);
+        if constexpr (kPair) rb[g].columns(k, y);
+      } else {
+        ra[g].block(k, x);
+        if constexpr (kPair) rb[g].block(k, y);
+      }
+      for (int kk = 0; kk < kSpan; ++kk) acc[g] = advance(g, acc[g], k + kk, x[kk], kPair ? y[kk] : x[kk]);
     }
   }
   for (; k < s.R; ++k)
@@ -104,21 +121,29 @@ int rows_per_l1_set(int64_t stride_bytes, int rows) {
   return most;
 }
 
-// Sixteen outputs at a time as two chains, then eight.  The chains read
-// each row's cache lines in four steps of four elements; rows whose lines
-// would crowd one L1 set past 8 ways (rows 2 KB apart for two inputs, 4
-// KB for one) go eight at a time, or the lines leave L1 between steps
-// (sumprod at 64 x 512: 2.3x the time; layer_norm at 256 x 1024: 1.12x).
-// Returns the outputs done (the rest are fewer than eight).
+// Sixteen outputs at a time as two chains, then eight, each row read four
+// elements at a time.  Rows whose lines would crowd one L1 set past its 8
+// ways lose lines between those reads: then eight rows at a time, and
+// where even eight crowd a set (two inputs 4 KB apart, one 8 KB apart),
+// eight elements per read, as before the two chains.  Measured (Zen 4):
+// sixteen crowded rows took 2.3x the time (sumprod 64 x 512) and 1.12x
+// (layer_norm 256 x 1024); eight crowded rows read four elements at a time
+// 1.4x (sumprod 256 x 4096).  Returns the outputs done (the rest are fewer
+// than eight).
 template <bool kPair = false, class Step>
 int64_t rows_all_groups(const Segment& s, float* out, Step step, bool accumulate = false, const float* b = nullptr,
                         AheadIntoL2 ahead = {}) {
+  const int64_t stride = s.s0 * static_cast<int64_t>(sizeof(float));
   const int inputs = kPair ? 2 : 1;
-  const bool two_chains = inputs * rows_per_l1_set(s.s0 * static_cast<int64_t>(sizeof(float)), 16) <= 8;
   int64_t i = 0;
-  if (two_chains)
-    for (; i + 16 <= s.n; i += 16) rows_groups<2, kPair>(s, i, out, step, accumulate, b, ahead);
-  for (; i + 8 <= s.n; i += 8) rows_groups<1, kPair>(s, i, out, step, accumulate, b, ahead);
+  if (inputs * rows_per_l1_set(stride, 16) <= 8) {
+    for (; i + 16 <= s.n; i += 16) rows_groups<2, kPair, 4>(s, i, out, step, accumulate, b, ahead);
+    for (; i + 8 <= s.n; i += 8) rows_groups<1, kPair, 4>(s, i, out, step, accumulate, b, ahead);
+  } else if (inputs * rows_per_l1_set(stride, 8) <= 8) {
+    for (; i + 8 <= s.n; i += 8) rows_groups<1, kPair, 4>(s, i, out, step, accumulate, b, ahead);
+  } else {
+    for (; i + 8 <= s.n; i += 8) rows_groups<1, kPair, 8>(s, i, out, step, accumulate, b, ahead);
+  }
   ahead.rest();
   return i;
 }
