@@ -1,7 +1,8 @@
 // AVX2 row of the reduction kernel table.  `cols` kernels are the portable
 // text compiled for AVX2 (lanes are neighbouring outputs already); `rows`
-// kernels put 8 outputs in the 8 lanes of a ymm register by transposing 8x8
-// blocks, so eight chains advance per add while each keeps its own order.
+// kernels put 8 outputs in the 8 lanes of a ymm register by transposing
+// their rows (Rows8), so eight chains advance per add while each keeps its
+// own order.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include <algorithm>
@@ -24,12 +25,14 @@ namespace {
 // row q.  columns(k, c) puts elements k..k+3 of the eight rows into
 // c[0..3]: each register starts as rows q and q + 4 side by side, from two
 // 16-byte broadcast loads and a blend, and an in-lane 4x4 transpose (unpck,
-// shufps) finishes the columns.  Rows are addressed as two bases plus 0-3
-// strides, which x86 addressing folds into each load.  An 8x8 transpose of
-// full rows (transpose8) moves the 128-bit halves with vperm2f128 on the
-// shuffle pipes and held a pointer per row, reloaded for every load once
-// two chains ran side by side; broadcasts use the load ports and blends any
-// FP pipe: sumprod over 256 x 128, two chains, 5.1 -> 4.2 us on Zen 4.
+// shufps) finishes the columns: broadcasts use the load ports and blends
+// any FP pipe, where block()'s 8x8 transpose moves the 128-bit halves with
+// vperm2f128 on the shuffle pipes (sumprod over 256 x 128, two chains, 5.1
+// -> 4.2 us on Zen 4).  block() reads each 64-byte line in two loads, not
+// four, for rows that crowd L1 (rows_all_groups).  Rows are addressed as
+// two bases plus 0-3 strides, which x86 addressing folds into each load: a
+// pointer per row was reloaded for every load once two chains ran side by
+// side.
 struct Rows8 {
   const char* lo;  // row 0
   const char* hi;  // row 4

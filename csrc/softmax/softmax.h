@@ -42,8 +42,8 @@ void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, c
 // 1024x2048, 1.18 at 64x32768: the group's scratch leaves L2).  The
 // backward's fmachains lost with sixteen too while its rows were
 // transposed by 8x8 shuffles (1.06-1.13); with the rows kernels' broadcast
-// loads they gain (docs/PERFORMANCE.md, "softmax's backward in groups of
-// sixteen").
+// loads they gain (docs/PERFORMANCE.md, "The rows kernels' loads;
+// softmax's backward in groups of sixteen").
 constexpr int kGroup = 8;
 constexpr int kWideGroup = 16;
 constexpr int64_t kWideGroupMaxLine = 1024;
