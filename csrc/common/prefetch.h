@@ -7,6 +7,18 @@
 
 namespace repdl {
 
+// A thread's share of a tensor from which its lines are worth asking for
+// ahead: with less they are mostly in L2 already (Zen 4: 1 MB a core), and
+// the requests only cost (norm/rows.inc and softmax's backward measured it).
+constexpr int64_t kPrefetchFromBytes = int64_t{2} << 20;
+
+// The 64-byte lines of [p, p + n) asked into L1 with intent to write
+// (prefetchw): for stores a kernel makes after a pass of loads, whose
+// lines otherwise arrive one store miss at a time.
+inline void prefetch_for_write(float* p, int64_t n) {
+  for (int64_t i = 0; i < n; i += 64 / static_cast<int64_t>(sizeof(float))) __builtin_prefetch(p + i, 1, 3);
+}
+
 // The 64-byte lines of [p, p + n) asked into L2 (locality 2: prefetcht1 on
 // x86), not L1: a burst of 128 prefetcht0 waited on L1's few miss buffers,
 // and the lines reach L1 on demand from L2 in time.  (Callers test and

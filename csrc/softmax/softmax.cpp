@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/parallel.h"
+#include "common/prefetch.h"
 
 namespace repdl {
 namespace softmax {
@@ -43,10 +44,13 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int group = group_lines(v.R);
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
+  // dx's lines are claimed ahead where a thread's share of it is not in L2
+  // already (lines.inc's backward_group).
+  const bool claim_dx = P * v.R * static_cast<int64_t>(sizeof(float)) / threads >= kPrefetchFromBytes;
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), claim_dx);
     }
   });
 }

@@ -64,7 +64,9 @@ inline int group_lines(int64_t R) {
 // onehot_backward.
 struct LineKernels {
   void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
-  void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count);
+  // claim_dx: ask for the group's dx lines before the fmachains (softmax.cpp decides).
+  void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count,
+                         bool claim_dx);
   void (*onehot_backward_rows)(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
                                const float* value, float* dx, int64_t p0, int count);
 };
