@@ -86,6 +86,8 @@ struct Rows8 {
 template <int G, bool kPair, int kSpan, class Step>
 void rows_groups(const Segment& s, int64_t first, float* out, Step step, bool accumulate, const float* b,
                  AheadIntoL2& ahead) {
+  // Group g's rows of each input (index G - 1: the second group, or the
+  // first again when G is 1; without b, a's rows stand in, unread).
   const auto rows_of = [&](const float* base, int g) { return Rows8(base + (first + 8 * g) * s.s0, s.s0); };
   const Rows8 ra[2] = {rows_of(s.base, 0), rows_of(s.base, G - 1)};
   const Rows8 rb[2] = {rows_of(kPair ? b : s.base, 0), rows_of(kPair ? b : s.base, G - 1)};
