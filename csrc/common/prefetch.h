@@ -1,6 +1,7 @@
-// Software prefetch: of a run of floats into L2 in one burst, for the kernels
-// that ask for their next group of rows that way while the current one
-// computes (norm/rows.inc), and spread over a kernel's steps (Ahead).
+// Software prefetch, and when it pays: a run of floats asked into L2 in one
+// burst (norm/rows.inc's next group of rows), a run claimed for writing
+// (softmax's backward's dx), and lines asked for spread over a kernel's
+// steps (SpreadPrefetch: the exponential's, the fmachains').
 #pragma once
 
 #include <cstdint>
