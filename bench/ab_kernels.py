@@ -24,7 +24,6 @@ memory, and there the backward took twice its time alone (64x128x128):
 what helps one need not help the other.
 """
 import argparse
-import ctypes
 import importlib.machinery
 import importlib.util
 import os
@@ -38,6 +37,7 @@ import torch
 import repdl
 from repdl._scalar import bits32
 from repdl.benchmarks.elementwise import TORCH
+from repdl.benchmarks.timing import steady_heap
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
 
@@ -127,19 +127,6 @@ def layer_norm_step(x, g, w, b):
     return run, torch_call
 
 
-def reuse_freed_memory():
-    """glibc gives large blocks back to the system when they are freed
-    (above its mmap and trim thresholds), and a new tensor then takes page
-    faults on fresh pages.  Which build's tensors meet them depends on the
-    order of allocations: in --step runs one build took about 300 faults
-    per call and the other none, 1.5-2.4 times the time with the same .so.
-    With both thresholds out of reach, freed memory is reused."""
-    libc = ctypes.CDLL(None)
-    m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
-    for option in (m_trim_threshold, m_mmap_threshold):
-        libc.mallopt(option, 1 << 30)
-
-
 def softmax_step(kind, x, g):
     """--step: (run(C, out), torch's call), each the forward (kind 0:
     softmax, 1: log_softmax) into a new y and the backward from it into a
@@ -179,7 +166,11 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
-    reuse_freed_memory()
+    # Freed memory reused (glibc's thresholds out of reach): otherwise which
+    # build's new tensors take page faults depends on the order of
+    # allocations, and in --step runs one build took about 300 faults per
+    # call and the other none, 1.5-2.4 times the time with the same .so.
+    steady_heap()
     run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
     outs = {k: torch.empty(shape) for k in builds}
