@@ -13,21 +13,25 @@ namespace repdl {
 // the requests only cost (norm/rows.inc and softmax's backward measured it).
 constexpr int64_t kPrefetchFromBytes = int64_t{2} << 20;
 
-// The 64-byte lines of [p, p + n) asked into L1 with intent to write
-// (prefetchw): for stores a kernel makes after a pass of loads, whose
-// lines otherwise arrive one store miss at a time.
-inline void prefetch_for_write(float* p, int64_t n) {
-  for (int64_t i = 0; i < n; i += 64 / static_cast<int64_t>(sizeof(float))) __builtin_prefetch(p + i, 1, 3);
+// The 64-byte lines of [p, p + n) in one burst, with __builtin_prefetch's
+// kWrite and kLocality.
+template <int kWrite, int kLocality>
+inline void prefetch_run(const float* p, int64_t n) {
+  for (int64_t i = 0; i < n; i += 64 / static_cast<int64_t>(sizeof(float))) __builtin_prefetch(p + i, kWrite, kLocality);
 }
 
-// The 64-byte lines of [p, p + n) asked into L2 (locality 2: prefetcht1 on
-// x86), not L1: a burst of 128 prefetcht0 waited on L1's few miss buffers,
-// and the lines reach L1 on demand from L2 in time.  (Callers test and
-// locate the run themselves: with the test inside, GCC 12 dropped the
-// prefetches.)
-inline void prefetch_into_l2(const float* p, int64_t n) {
-  for (int64_t i = 0; i < n; i += 64 / static_cast<int64_t>(sizeof(float))) __builtin_prefetch(p + i, 0, 2);
-}
+// The lines of [p, p + n) asked into L1 with intent to write: for stores a
+// kernel makes after a pass of loads, whose lines otherwise arrive one
+// store miss at a time.  (The rows are compiled without PRFCHW, so on x86
+// GCC emits prefetcht0: the lines come in for reading, which is what was
+// measured.)
+inline void prefetch_for_write(float* p, int64_t n) { prefetch_run<1, 3>(p, n); }
+
+// The lines of [p, p + n) asked into L2 (locality 2: prefetcht1 on x86),
+// not L1: a burst of 128 prefetcht0 waited on L1's few miss buffers, and
+// the lines reach L1 on demand from L2 in time.  (Callers test and locate
+// the run themselves: with the test inside, GCC 12 dropped the prefetches.)
+inline void prefetch_into_l2(const float* p, int64_t n) { prefetch_run<0, 2>(p, n); }
 
 // The cache lines a kernel asks for while it computes: `lines` 64-byte
 // lines from `a` (and as many from `b`, when given), a share at each of the
