@@ -1,6 +1,7 @@
 """One call of every public op, for the tests that must cover all of them:
 canonical NaN (test_nan_rule.py), flush-to-zero immunity
-(test_flush_denormal.py) and compile against eager (test_compile.py).
+(test_flush_denormal.py), immunity to torch's default device and dtype
+(test_torch_defaults.py) and compile against eager (test_compile.py).
 
 ``CASES[name] = (fn, args)``: ``args(x)`` builds the call's tensors from a
 base (8, 6) float32 tensor ``x``, and ``fn(*args)`` makes the call.  Every
@@ -127,6 +128,8 @@ VARIANTS = {
     "dropout": (lambda a: repdl.random.dropout(a, 0.3, generator=repdl.random.Generator(5)), _x),
     "pad:circular": (lambda a: repdl.pad(a, (2, 3), mode="circular"), _x),
     "pad:constant": (lambda a: repdl.pad(a, (1, -2, 0, 1), value=0.5), _x),
+    "avg_pool2d:divisor_override": (lambda a: repdl.avg_pool2d(a, 2, 1, 1, divisor_override=3),
+                                    lambda x: (x.reshape(2, 2, 3, 4),)),
     "max_pool2d:ceil": (lambda a: repdl.max_pool2d(a, 2, 2, ceil_mode=True, return_indices=True),
                         lambda x: (x.reshape(2, 2, 3, 4),)),
     "batch_norm:eval": (lambda a, m, v: repdl.batch_norm(a, m, v), lambda x: (x.reshape(4, 2, 6), x[0, :2], x[1, :2].abs())),

@@ -71,7 +71,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     p = float(norm_type)
     tensors = _tensors(tensors)
     if not tensors:
-        return torch.tensor(0.0)
+        return torch.tensor(0.0, dtype=torch.float32)
     for t in tensors:
         if t.dtype != torch.float32:
             raise TypeError(f"repdl.nn.utils.get_total_norm: a tensor has dtype {t.dtype}; torch.float32 only")

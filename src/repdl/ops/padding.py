@@ -24,7 +24,7 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 def _axis_map(size, left, right, mode, op):
     """For each output position along one axis, the input position it copies
     (-1: the constant)."""
-    o = torch.arange(-left, size + right)
+    o = torch.arange(-left, size + right, device="cpu")
     if mode == "constant":
         return torch.where((o >= 0) & (o < size), o, torch.full_like(o, -1))
     if mode == "replicate":

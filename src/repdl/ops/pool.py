@@ -26,6 +26,9 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 Tensor = torch.Tensor
+# Window tables are built on the CPU from Python ints and moved to the
+# input's device; named, so that torch's default device does not place them.
+_TABLES = torch.device("cpu")
 
 
 def _pair(op, name, v, n, minimum):
@@ -62,17 +65,17 @@ def _sliding(size, k, s, p, d, out):
     outside [0, size)).  Built from cached Python ints: a layer's geometry
     repeats every step, and the same table from small torch ops cost ~60 us
     per call."""
-    return torch.tensor(_sliding_positions(size, k, s, p, d, out), dtype=torch.int64).view(out, k)
+    return torch.tensor(_sliding_positions(size, k, s, p, d, out), dtype=torch.int64, device=_TABLES).view(out, k)
 
 
 def _adaptive(size, out):
     """(out, k) positions of torch's adaptive windows [floor(o*size/out),
     ceil((o+1)*size/out)), padded with -1 to the longest, and their lengths."""
-    o = torch.arange(out)
+    o = torch.arange(out, device=_TABLES)
     start = torch.div(o * size, out, rounding_mode="floor")
     end = -torch.div(-(o + 1) * size, out, rounding_mode="floor")
     k = max(-(-((j + 1) * size) // out) - (j * size) // out for j in range(out))
-    pos = start.view(-1, 1) + torch.arange(k).view(1, -1)
+    pos = start.view(-1, 1) + torch.arange(k, device=_TABLES).view(1, -1)
     return torch.where(pos < end.view(-1, 1), pos, torch.full_like(pos, -1)), end - start
 
 
@@ -215,13 +218,12 @@ def _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override):
     """Per output position, torch's avg_pool divisor: the window clipped to
     the padded input (count_include_pad) or to the input itself."""
     if divisor_override is not None:
-        return torch.full((oh * ow, 1), float(divisor_override))
+        return torch.full((oh * ow, 1), float(divisor_override), dtype=torch.float32, device=_TABLES)
 
     def axis(size, k_, s_, p_, out):
-        start = torch.arange(out) * s_ - p_
-        end = torch.minimum(start + k_, torch.tensor(size + p_))
-        padded = end - start
-        return padded, torch.minimum(end, torch.tensor(size)) - start.clamp(min=0)
+        start = torch.arange(out, device=_TABLES) * s_ - p_
+        end = (start + k_).clamp(max=size + p_)
+        return end - start, end.clamp(max=size) - start.clamp(min=0)
 
     ph_, inh = axis(h, k[0], s[0], p[0], oh)
     pw_, inw = axis(w, k[1], s[1], p[1], ow)

@@ -144,7 +144,7 @@ def step_count(opt, p) -> int:
     """Increments p's step count (torch's float32 tensor 'step') and returns it."""
     entries = opt.state[p]
     if "step" not in entries:
-        entries["step"] = torch.tensor(0.0, dtype=torch.float32)
+        entries["step"] = torch.tensor(0.0, dtype=torch.float32, device="cpu")  # as torch's (not capturable)
     entries["step"] += 1
     return int(entries["step"].item())
 

@@ -128,4 +128,4 @@ def backend(dev: torch.device):
     return _reference
 
 
-_CPU_PROBE = torch.empty(0)
+_CPU_PROBE = torch.empty(0, device="cpu")

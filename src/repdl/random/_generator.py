@@ -89,7 +89,8 @@ class Generator:
     def get_state(self) -> torch.Tensor:
         """The state as a CPU int64 tensor [tag, seed, offset] (seed and
         offset as two's-complement 64-bit values); ``set_state`` restores it."""
-        return torch.tensor([_signed(STATE_TAG), _signed(self._seed), _signed(self._offset)], dtype=torch.int64)
+        return torch.tensor([_signed(STATE_TAG), _signed(self._seed), _signed(self._offset)], dtype=torch.int64,
+                            device="cpu")
 
     def set_state(self, state: torch.Tensor) -> "Generator":
         """Restore a state from ``get_state``.  Returns self."""

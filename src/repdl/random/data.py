@@ -32,8 +32,8 @@ _SAMPLE_KEY_TWEAK = 0x53414D50
 
 def _block(seed: int, c0: int, c1: int, c2: int, c3: int, tweak: int = 0):
     k0, k1 = _reference.key_of_seed(seed)
-    words = _reference.philox4x32_10(*(torch.tensor([c], dtype=torch.int64) for c in (c0, c1, c2, c3)),
-                                     k0 ^ tweak, k1)
+    counter = (torch.tensor([c], dtype=torch.int64, device="cpu") for c in (c0, c1, c2, c3))
+    words = _reference.philox4x32_10(*counter, k0 ^ tweak, k1)
     return [int(w) for w in words]
 
 
@@ -145,7 +145,7 @@ class RandomSampler(Sampler):
     def order(self, epoch: int) -> torch.Tensor:
         """Epoch `epoch`'s full order of all n items (before the replica split)."""
         if not self.shuffle:
-            return torch.arange(self.n)
+            return torch.arange(self.n, device="cpu")
         g = Generator(self._seed).set_offset(epoch * _args.blocks(self.n, 2))
         return randperm(self.n, generator=g, device="cpu")
 

@@ -3,6 +3,7 @@ as GEMMs over im2col blocks (csrc/conv)."""
 import torch
 
 from ... import _C
+from .outputs import row_major
 
 
 def _geometry(x_shape, w_shape, out_hw, stride, padding, dilation, groups):
@@ -14,7 +15,7 @@ def _geometry(x_shape, w_shape, out_hw, stride, padding, dilation, groups):
 def conv2d(x, w, out_hw, stride, padding, dilation, groups):
     """y (N, OC, OH, OW) = conv(x, w), no bias."""
     x, w = x.contiguous(), w.contiguous()
-    y = torch.empty(x.shape[0], w.shape[0], *out_hw, dtype=torch.float32)
+    y = row_major((x.shape[0], w.shape[0], *out_hw))
     _C.conv_forward(*_geometry(x.shape, w.shape, out_hw, stride, padding, dilation, groups),
                     x.data_ptr(), w.data_ptr(), y.data_ptr())
     return y
@@ -23,7 +24,7 @@ def conv2d(x, w, out_hw, stride, padding, dilation, groups):
 def conv2d_input(dy, w, input_size, stride, padding, dilation, groups):
     """dx of shape input_size from dy (N, OC, OH, OW)."""
     dy, w = dy.contiguous(), w.contiguous()
-    dx = torch.empty(input_size, dtype=torch.float32)
+    dx = row_major(input_size)
     _C.conv_grad_input(*_geometry(input_size, w.shape, dy.shape[2:], stride, padding, dilation, groups),
                        dy.data_ptr(), w.data_ptr(), dx.data_ptr())
     return dx
@@ -32,7 +33,7 @@ def conv2d_input(dy, w, input_size, stride, padding, dilation, groups):
 def conv2d_weight(x, dy, weight_size, stride, padding, dilation, groups):
     """dw of shape weight_size from x and dy."""
     x, dy = x.contiguous(), dy.contiguous()
-    dw = torch.empty(weight_size, dtype=torch.float32)
+    dw = row_major(weight_size)
     _C.conv_grad_weight(*_geometry(x.shape, weight_size, dy.shape[2:], stride, padding, dilation, groups),
                         x.data_ptr(), dy.data_ptr(), dw.data_ptr())
     return dw

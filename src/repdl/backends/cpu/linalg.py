@@ -25,7 +25,7 @@ def matmul(a, b):
     if a.dim() == 2 and b.dim() == 2:  # the common case, without broadcasting machinery
         return _product(m, n, k, a.data_ptr(), a.stride(), b.data_ptr(), b.stride())
     batch = _checks.broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
-    out = torch.empty(*batch, m, n, dtype=torch.float32)
+    out = row_major((*batch, m, n))
     if b.dim() == 2 and tuple(a.shape[:-2]) == tuple(batch):
         # One matrix for every batch: the batch's rows are rows of one GEMM
         # (each output's k chain is the same either way).  Rows that no

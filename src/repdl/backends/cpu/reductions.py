@@ -6,7 +6,7 @@ import torch
 from ... import _C
 from ..._scalar import bits32, fl32
 from .._views import keepdim_shape, reduction_view, row_lines
-from .outputs import row_major
+from .outputs import filled, row_major
 
 _ORDER_CODE = {"sequential": 0, "pairwise": 1}
 
@@ -17,7 +17,7 @@ def _shaped(out, x, dims, keepdim):
 
 def _empty_result(x, dims, keepdim):
     kept = [s for d, s in enumerate(x.shape) if d not in dims]
-    return _shaped(torch.zeros(kept, dtype=torch.float32), x, dims, keepdim)
+    return _shaped(filled(kept, 0.0), x, dims, keepdim)
 
 
 def _lines_and_output(x, dims, numel):

@@ -3,7 +3,7 @@ import torch
 
 from ... import _C
 from .._views import dense_like, reduction_view, row_lines
-from .outputs import row_major
+from .outputs import filled, row_major
 
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
 
@@ -50,7 +50,7 @@ def log_softmax_stats(x):
     NaN for rows of no elements."""
     P, R = x.shape
     if R == 0:
-        return torch.full((P, 2), float("nan"), dtype=torch.float32)
+        return filled((P, 2), float("nan"))
     stats = row_major((P, 2))
     if P:
         v = reduction_view(x, (1,))
@@ -74,7 +74,7 @@ def log_softmax_onehot_backward(x, stats, index, value):
 def logsumexp(x, dims, keepdim):
     kept = [s for d, s in enumerate(x.shape) if d not in dims]
     if x.numel() == 0:
-        out = torch.full(kept, float("-inf"), dtype=torch.float32)
+        out = filled(kept, float("-inf"))
     else:
         v = reduction_view(x, dims)
         out = row_major(v.out_shape)
