@@ -14,7 +14,9 @@ median of the per-round ratios B/A is the number to report.
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
-runs them), or any correctly rounded unary function's name.
+runs them), matvec (NxK: a row-major (N, K) matrix times a vector, as
+linear on one sample computes it: the dot rows), or any correctly rounded
+unary function's name.
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
@@ -79,6 +81,13 @@ def kernel_and_torch(case, shape, step=False, causal=False):
             raise SystemExit("layer_norm takes a shape ROWSxN")
         return layer_norm_step(x, repdl.random.randn(*shape), repdl.random.randn(shape[1]),
                                repdl.random.randn(shape[1]))
+    if case == "matvec":
+        if len(shape) != 2:
+            raise SystemExit("matvec takes a shape NxK")
+        n, k = shape
+        v = repdl.random.randn(1, k)
+        return (lambda C, out: C.gemm(1, n, k, v.data_ptr(), k, 1, x.data_ptr(), 1, k, out.data_ptr(), n, 0) or out.view(-1)[:n],
+                lambda: torch.nn.functional.linear(v, x))
     if step:
         if case not in _SOFTMAX:
             raise SystemExit(f"--step takes the softmax cases: {', '.join(_SOFTMAX)}")
@@ -96,7 +105,7 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         ref = torch.log_softmax if kind else torch.softmax
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
-        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, 'layer_norm', *_INDEX])}")
+        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, 'layer_norm', 'matvec', *_INDEX])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
