@@ -179,9 +179,31 @@ def test_cross_entropy_probability_targets(gen):
         assert torch.allclose(fast, F.cross_entropy(x, p, **kw), rtol=1e-5, atol=1e-6)
 
 
-def test_cross_entropy_all_ignored_is_nan():
-    out = repdl.cross_entropy(torch.randn(3, 4), torch.full((3,), -100))
-    assert out.view(torch.int32).item() == 0x7FC00000
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+def test_cross_entropy_all_ignored(backend):
+    """No valid sample: the mean is 0 / 0 (canonical NaN), the sum +0.0."""
+    x, t = torch.randn(3, 4), torch.full((3,), -100)
+    with backends.use(backend):
+        assert repdl.cross_entropy(x, t).view(torch.int32).item() == 0x7FC00000
+        assert repdl.cross_entropy(x, t, reduction="sum").view(torch.int32).item() == 0
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+def test_cross_entropy_class_targets(backend, gen):
+    """A class index outside [0, C) (other than ignore_index) raises the same
+    IndexError on every backend, naming the first such target; strided
+    targets and logits give the other backend's bits."""
+    x = wide(6, 9, gen=gen, spread=2)
+    with backends.use(backend):
+        for bad in ([0, -1, 9, 2, 3, 4], [0, 1, 9, -2, 3, 4]):
+            with pytest.raises(IndexError, match=f"Target {[v for v in bad if not 0 <= v < 9][0]} is out of bounds"):
+                repdl.cross_entropy(x, torch.tensor(bad))
+        t = torch.tensor([[3, 0], [8, 0], [-100, 0], [0, 0], [5, 0], [1, 0]])[:, 0]  # a strided target
+        xt = x.t().contiguous().t()  # column-major logits
+        got = {r: repdl.cross_entropy(xt, t, reduction=r) for r in ("none", "mean", "sum")}
+    with backends.use("reference" if backend == "cpu" else "cpu"):
+        for r, value in got.items():
+            assert_bitwise_equal(value, repdl.cross_entropy(x, t.contiguous(), reduction=r), r)
 
 
 def test_errors():

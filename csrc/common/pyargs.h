@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace repdl {
@@ -30,15 +31,24 @@ inline bool parse_int_args(PyObject* args, Py_ssize_t expected, std::vector<int6
 }
 
 // The common binding: read `expected` integers, then run body(ints) with the
-// GIL released (kernels never touch Python objects) and return None.
+// GIL released (kernels never touch Python objects) and return None, or
+// body's int64_t result as a Python int.
 template <class Body>
 inline PyObject* run_without_gil(PyObject* args, Py_ssize_t expected, const Body& body) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, expected, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  body(v);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
+  if constexpr (std::is_void_v<decltype(body(v))>) {
+    Py_BEGIN_ALLOW_THREADS
+    body(v);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+  } else {
+    int64_t result;
+    Py_BEGIN_ALLOW_THREADS
+    result = body(v);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLongLong(result);
+  }
 }
 
 template <class T>

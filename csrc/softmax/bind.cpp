@@ -1,4 +1,5 @@
 #include "common/pyargs.h"
+#include "softmax/class_nll.h"
 #include "softmax/softmax.h"
 
 namespace repdl {
@@ -36,7 +37,28 @@ PyObject* py_onehot_backward(PyObject*, PyObject* args) {
   });
 }
 
+// class_nll(x, row_stride, col_stride, P, R, target, ignore_index, reduction, stats, out) -> -1, or the
+// first sample whose target is out of bounds; reduction: 0 none, 1 mean, 2 sum
+PyObject* py_class_nll(PyObject*, PyObject* args) {
+  return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
+    return softmax::class_nll(as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], as_ptr<const int64_t>(v[5]), v[6],
+                              static_cast<softmax::Reduction>(v[7]), as_ptr<float>(v[8]), as_ptr<float>(v[9]));
+  });
+}
+
+// class_nll_backward(x, stats, P, R, target, ignore_index, reduction, g, dx): x and dx dense
+PyObject* py_class_nll_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
+    softmax::class_nll_backward(as_ptr<const float>(v[0]), as_ptr<const float>(v[1]), v[2], v[3],
+                                as_ptr<const int64_t>(v[4]), v[5], static_cast<softmax::Reduction>(v[6]),
+                                as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+  });
+}
+
 const PyMethodDef kMethods[] = {
+    {"class_nll", py_class_nll, METH_VARARGS,
+     "cross_entropy's class-index loss (no weight, no smoothing) and the input's log_softmax stats."},
+    {"class_nll_backward", py_class_nll_backward, METH_VARARGS, "The gradient of class_nll with respect to the input."},
     {"log_softmax_onehot_backward", py_onehot_backward, METH_VARARGS,
      "log_softmax's gradient from a one-hot output gradient (value[p] at index[p] of each dense row), "
      "from the input and its log_softmax stats."},

@@ -109,6 +109,12 @@ def broadcast_sizes(op: str, s1, s2) -> torch.Size:
         raise _not_broadcastable(op, s1, s2) from None
 
 
+def class_out_of_bounds(target: int, classes: int) -> IndexError:
+    """The error for a class-index target outside [0, classes), as every
+    path of cross_entropy and nll_loss raises it (before any result)."""
+    return IndexError(f"repdl: Target {target} is out of bounds (class indices lie in [0, {classes}))")
+
+
 def _not_broadcastable(op, s1, s2) -> RuntimeError:
     return RuntimeError(f"repdl.{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast together")
 

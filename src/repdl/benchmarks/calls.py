@@ -28,8 +28,12 @@ def call_cases():
     yield "softmax (2, 4)", (lambda: torch.softmax(m, -1)), (lambda: repdl.softmax(m, -1))
     yield "layer_norm (2, 4)", (lambda: F.layer_norm(m, (4,))), (lambda: RF.layer_norm(m, (4,)))
     yield "linear (2, 4) -> 3", (lambda: F.linear(m, w, bias)), (lambda: RF.linear(m, w, bias))
+    target = torch.tensor([1, 3])
+    yield "cross_entropy (2, 4)", (lambda: F.cross_entropy(m, target)), (lambda: RF.cross_entropy(m, target))
     xg = x.detach().requires_grad_()
     yield "mul, recording autograd", (lambda: torch.mul(xg, xg)), (lambda: repdl.mul(xg, xg))
     yield "exp, recording autograd", (lambda: torch.exp(xg)), (lambda: repdl.exp(xg))
     mg = m.detach().requires_grad_()
     yield "softmax, recording autograd", (lambda: torch.softmax(mg, -1)), (lambda: repdl.softmax(mg, -1))
+    yield "cross_entropy, recording autograd", (lambda: F.cross_entropy(mg, target)), \
+        (lambda: RF.cross_entropy(mg, target))

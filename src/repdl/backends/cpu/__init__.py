@@ -8,5 +8,5 @@ from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # no
 from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, mean, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
-from .softmax import (log_softmax_onehot_backward, log_softmax_stats, logsumexp, softmax,  # noqa: F401
-                      softmax_backward)
+from .softmax import (class_nll, class_nll_backward, log_softmax_onehot_backward, log_softmax_stats,  # noqa: F401
+                      logsumexp, softmax, softmax_backward)

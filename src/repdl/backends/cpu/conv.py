@@ -1,7 +1,5 @@
 """CPU backend: 2-D convolution, its input gradient and its weight gradient
 as GEMMs over im2col blocks (csrc/conv)."""
-import torch
-
 from ... import _C
 from .outputs import row_major
 

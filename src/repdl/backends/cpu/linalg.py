@@ -1,8 +1,6 @@
 """CPU backend: matrix products (C++ BLIS-style GEMM)."""
 import math
 
-import torch
-
 from ... import _C, _checks
 from .._views import coalesced
 from .arith import CODE, binary_

@@ -21,7 +21,8 @@ _ENTRY_POINTS = {
     reductions: ("extremum", "mean", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),
     scatter: ("index_accumulate",),
-    softmax: ("log_softmax_onehot_backward", "log_softmax_stats", "logsumexp", "softmax", "softmax_backward"),
+    softmax: ("class_nll", "class_nll_backward", "log_softmax_onehot_backward", "log_softmax_stats", "logsumexp",
+              "softmax", "softmax_backward"),
 }
 for _module, _names in _ENTRY_POINTS.items():
     for _name in _names:

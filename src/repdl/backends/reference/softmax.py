@@ -1,6 +1,7 @@
 """Reference: softmax, log_softmax, logsumexp (CONTRACT.md, "Softmax family")."""
 import torch
 
+from ... import _checks
 from . import _exact, elementwise
 from .reductions import _fmachain_last, _reduced_last, _seqsum_last, extremum
 
@@ -55,6 +56,43 @@ def log_softmax_onehot_backward(x, stats, index, value):
     y = _exact.sub32(_exact.sub32(x, stats[:, :1]), stats[:, 1:])
     g = torch.zeros_like(y).scatter_(1, index.unsqueeze(1), value.unsqueeze(1))
     return softmax_backward(g, y, 1, log=True)
+
+
+def class_nll(x, target, ignore_index, reduction):
+    """(loss, stats): cross_entropy's class-index loss (no weight, no
+    smoothing) for x (P, R) and x's log_softmax_stats (m, log s): per sample
+    p with class t = target[p], nll = -fl(fl(x[p, t] - m) - log s) (the
+    log-probability log_softmax would hold at [p, t]), +0.0 where t is
+    ignore_index; kept ('none'), seqsum'd ('sum'), or seqsum'd and divided
+    by fl32(the valid count) ('mean').  IndexError for another t outside
+    [0, R)."""
+    valid = target != ignore_index
+    bad = valid & ((target < 0) | (target >= x.shape[1]))
+    if bad.any():
+        raise _checks.class_out_of_bounds(target[bad][0].item(), x.shape[1])
+    stats = log_softmax_stats(x)
+    if x.shape[1] == 0:  # every sample ignored: nothing to pick
+        picked = x.new_zeros(x.shape[0])
+    else:
+        t = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(1)
+        picked = _exact.sub32(_exact.sub32(x.gather(1, t), stats[:, :1]), stats[:, 1:]).squeeze(1)
+    nll = torch.where(valid, _exact.canonical_nan(-picked), torch.zeros_like(picked))
+    if reduction == "none":
+        return nll, stats
+    total = _exact.canonical_nan(_seqsum_last(nll))
+    return (_exact.div32(total, valid.sum().to(torch.float32)) if reduction == "mean" else total), stats
+
+
+def class_nll_backward(x, stats, target, ignore_index, reduction, g):
+    """class_nll's gradient: -g (g / fl32(the valid count) for 'mean'; g[p]
+    for 'none') at each valid sample's class, +0.0 at class 0 for an ignored
+    one, through log_softmax's backward (log_softmax_onehot_backward)."""
+    valid = target != ignore_index
+    if reduction == "mean":
+        g = _exact.div32(g, valid.sum().to(torch.float32))
+    value = torch.where(valid, _exact.canonical_nan(-g), torch.zeros_like(g)).expand(target.shape)
+    index = torch.where(valid, target, torch.zeros_like(target))
+    return log_softmax_onehot_backward(x, stats, index, value)
 
 
 def logsumexp(x, dims, keepdim):
