@@ -26,9 +26,6 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 Tensor = torch.Tensor
-# Window tables are built on the CPU from Python ints and moved to the
-# input's device; named, so that torch's default device does not place them.
-_TABLES = torch.device("cpu")
 
 
 def _pair(op, name, v, n, minimum):
@@ -55,28 +52,46 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
+# The window tables (positions, divisors) are cached as Python numbers, per
+# layer geometry, which repeats every step: built from small torch ops they
+# cost 20-60 us a call (avg_pool2d on a small input took 74 us, 4 of them
+# in its kernel).  Not as tensors: a cached tensor would outlive the fake
+# and functional modes that tracing and torch.compile run under.
+
+def _table(values, dtype, device, *shape):
+    """A cached table as a new tensor of `shape` on the input's device (named,
+    so that torch's default device does not place it)."""
+    return torch.tensor(values, dtype=dtype, device=device).view(*shape)
+
+
 @functools.lru_cache(maxsize=256)
 def _sliding_positions(size, k, s, p, d, out) -> tuple:
     return tuple(q if 0 <= q < size else -1 for o in range(out) for q in range(o * s - p, o * s - p + k * d, d))
 
 
-def _sliding(size, k, s, p, d, out):
+def _sliding(size, k, s, p, d, out, device):
     """(out, k) input positions of each window element along one axis (-1
-    outside [0, size)).  Built from cached Python ints: a layer's geometry
-    repeats every step, and the same table from small torch ops cost ~60 us
-    per call."""
-    return torch.tensor(_sliding_positions(size, k, s, p, d, out), dtype=torch.int64, device=_TABLES).view(out, k)
+    outside [0, size))."""
+    return _table(_sliding_positions(size, k, s, p, d, out), torch.int64, device, out, k)
 
 
-def _adaptive(size, out):
-    """(out, k) positions of torch's adaptive windows [floor(o*size/out),
-    ceil((o+1)*size/out)), padded with -1 to the longest, and their lengths."""
-    o = torch.arange(out, device=_TABLES)
-    start = torch.div(o * size, out, rounding_mode="floor")
-    end = -torch.div(-(o + 1) * size, out, rounding_mode="floor")
-    k = max(-(-((j + 1) * size) // out) - (j * size) // out for j in range(out))
-    pos = start.view(-1, 1) + torch.arange(k, device=_TABLES).view(1, -1)
-    return torch.where(pos < end.view(-1, 1), pos, torch.full_like(pos, -1)), end - start
+@functools.lru_cache(maxsize=256)
+def _adaptive_windows(size, out) -> tuple:
+    """torch's adaptive windows along one axis, [floor(o*size/out),
+    ceil((o+1)*size/out)): their positions, padded with -1 to the longest
+    (k), and their lengths."""
+    starts = [o * size // out for o in range(out)]
+    ends = [-(-(o + 1) * size // out) for o in range(out)]
+    k = max(e - b for b, e in zip(starts, ends))
+    positions = tuple(b + j if b + j < e else -1 for b, e in zip(starts, ends) for j in range(k))
+    return positions, k, tuple(e - b for b, e in zip(starts, ends))
+
+
+def _adaptive(size, out, device):
+    """(out, k) positions of the adaptive windows along one axis (-1 past a
+    window's end) and their lengths."""
+    positions, k, lengths = _adaptive_windows(size, out)
+    return _table(positions, torch.int64, device, out, k), lengths
 
 
 # ---- primitives over (planes, h, w) with per-axis window tables -------------------------------
@@ -196,8 +211,8 @@ def _max(op, nd, input, kernel_size, stride, padding, dilation, ceil_mode, retur
     oh, ow = (_out_size(x.shape[2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
-    rows, cols = _sliding(h, k[0], s[0], p[0], d[0], oh), _sliding(w, k[1], s[1], p[1], d[1], ow)
-    best, index = _max_pool(_planes(x), rows.to(x.device), cols.to(x.device))
+    rows, cols = _sliding(h, k[0], s[0], p[0], d[0], oh, x.device), _sliding(w, k[1], s[1], p[1], d[1], ow, x.device)
+    best, index = _max_pool(_planes(x), rows, cols)
     y = _from_4d(best.reshape(n, c, oh, ow), input, nd)
     return (y, _from_4d(index.reshape(n, c, oh, ow), input, nd)) if return_indices else y
 
@@ -214,21 +229,27 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override):
-    """Per output position, torch's avg_pool divisor: the window clipped to
-    the padded input (count_include_pad) or to the input itself."""
-    if divisor_override is not None:
-        return torch.full((oh * ow, 1), float(divisor_override), dtype=torch.float32, device=_TABLES)
-
+@functools.lru_cache(maxsize=256)
+def _divisor_values(h, w, k, s, p, oh, ow, count_include_pad) -> tuple:
+    """Per output position (row-major), torch's avg_pool divisor: the window
+    clipped to the padded input (count_include_pad) or to the input itself,
+    as a float (exact: a count below 2^24)."""
     def axis(size, k_, s_, p_, out):
-        start = torch.arange(out, device=_TABLES) * s_ - p_
-        end = (start + k_).clamp(max=size + p_)
-        return end - start, end.clamp(max=size) - start.clamp(min=0)
+        counts = []
+        for o in range(out):
+            start = o * s_ - p_
+            end = min(start + k_, size + p_)
+            counts.append(end - start if count_include_pad else min(end, size) - max(start, 0))
+        return counts
 
-    ph_, inh = axis(h, k[0], s[0], p[0], oh)
-    pw_, inw = axis(w, k[1], s[1], p[1], ow)
-    count = (ph_.view(-1, 1) * pw_.view(1, -1)) if count_include_pad else (inh.view(-1, 1) * inw.view(1, -1))
-    return count.reshape(-1, 1).to(torch.float32)
+    return tuple(float(a * b) for a in axis(h, k[0], s[0], p[0], oh) for b in axis(w, k[1], s[1], p[1], ow))
+
+
+def _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override, device):
+    """The oh * ow divisors, or divisor_override everywhere."""
+    if divisor_override is not None:
+        return torch.full((oh * ow,), float(divisor_override), dtype=torch.float32, device=device)
+    return _table(_divisor_values(h, w, k, s, p, oh, ow, count_include_pad), torch.float32, device, oh * ow)
 
 
 def _avg(op, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -247,9 +268,9 @@ def _avg(op, nd, input, kernel_size, stride, padding, ceil_mode, count_include_p
     oh, ow = (_out_size(x.shape[2 + i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"repdl.{op}: output size ({oh}, {ow}) is too small for input {tuple(input.shape)}")
-    rows, cols = _sliding(h, k[0], s[0], p[0], 1, oh), _sliding(w, k[1], s[1], p[1], 1, ow)
-    divisor = _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override).reshape(-1).to(x.device)
-    y = _avg_pool(_planes(x), rows.to(x.device), cols.to(x.device), divisor)
+    rows, cols = _sliding(h, k[0], s[0], p[0], 1, oh, x.device), _sliding(w, k[1], s[1], p[1], 1, ow, x.device)
+    divisor = _divisors(h, w, k, s, p, oh, ow, count_include_pad, divisor_override, x.device)
+    y = _avg_pool(_planes(x), rows, cols, divisor)
     return _from_4d(y.reshape(n, c, oh, ow), input, nd)
 
 
@@ -278,13 +299,12 @@ def _adaptive_args(op, input, output_size, nd):
 def _adaptive_pool(op, nd, input, output_size, largest, return_indices=False):
     x, (oh, ow) = _adaptive_args(op, input, output_size, nd)
     n, c, h, w = x.shape
-    (rows, rlen), (cols, clen) = _adaptive(h, oh), _adaptive(w, ow)
-    rows, cols = rows.to(x.device), cols.to(x.device)
+    (rows, rlen), (cols, clen) = _adaptive(h, oh, x.device), _adaptive(w, ow, x.device)
     if largest:
         best, index = _max_pool(_planes(x), rows, cols)
         y = _from_4d(best.reshape(n, c, oh, ow), input, nd)
         return (y, _from_4d(index.reshape(n, c, oh, ow), input, nd)) if return_indices else y
-    count = (rlen.view(-1, 1) * clen.view(1, -1)).reshape(-1).to(torch.float32).to(x.device)
+    count = torch.tensor([float(a * b) for a in rlen for b in clen], dtype=torch.float32, device=x.device)
     return _from_4d(_avg_pool(_planes(x), rows, cols, count).reshape(n, c, oh, ow), input, nd)
 
 
