@@ -7,6 +7,9 @@ ascending order of their position (``repdl::take_rows`` and
 ``repdl::index_accumulate``, docs/CONTRACT.md "Scatter-style ops").
 Negative padding crops, as in torch.
 """
+import functools
+import itertools
+import math
 import numbers
 
 import torch
@@ -22,22 +25,33 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 
 
 def _axis_map(size, left, right, mode, op):
-    """For each output position along one axis, the input position it copies
-    (-1: the constant)."""
-    o = torch.arange(-left, size + right, device="cpu")
-    if mode == "constant":
-        return torch.where((o >= 0) & (o < size), o, torch.full_like(o, -1))
+    """For each output position along one axis, the input position it copies."""
+    o = range(-left, size + right)
     if mode == "replicate":
-        return o.clamp(0, size - 1)
+        return [min(max(q, 0), size - 1) for q in o]
     if mode == "circular":
         if left > size or right > size:
             raise RuntimeError(f"repdl.{op}: circular padding of ({left}, {right}) needs at most the dim's size {size}")
-        return torch.remainder(o, size)
+        return [q % size for q in o]
     if left >= size or right >= size:  # reflect
         raise RuntimeError(f"repdl.{op}: reflect padding of ({left}, {right}) must be smaller than the dim's size {size}")
     period = 2 * (size - 1)
-    r = torch.remainder(o, period) if period else torch.zeros_like(o)
-    return torch.where(r < size, r, period - r)
+    r = [q % period if period else 0 for q in o]
+    return [q if q < size else period - q for q in r]
+
+
+@functools.lru_cache(maxsize=256)
+def _positions(sizes, pairs, mode, op) -> tuple:
+    """The flattened input position (row-major over the padded dims) of
+    every output position, row-major, and the padded dims' new sizes:
+    Python ints cached per geometry, which repeats every step (the same
+    table from small torch ops cost about 30 us a call)."""
+    maps = [_axis_map(size, l, r, mode, op) for size, (l, r) in zip(sizes, pairs)]
+    strides = [1] * len(sizes)
+    for i in range(len(sizes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * sizes[i + 1]
+    flat = tuple(sum(q * st for q, st in zip(qs, strides)) for qs in itertools.product(*maps))
+    return flat, tuple(len(m) for m in maps)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -72,13 +86,9 @@ def pad(input, pad, mode="constant", value=None):
             dst = dst.narrow(d, max(0, l), max(0, hi - lo))
         dst.copy_(canonical_nan(src))  # a view copy: autograd's backward is the matching slice of the gradient
         return out
-    maps = [_axis_map(input.shape[d], l, r, mode, op) for d, (l, r) in zip(dims, pairs)]
-    # the flattened input position of every output position of the padded dims (row-major)
-    strides = [1] * nd
-    for i in range(nd - 2, -1, -1):
-        strides[i] = strides[i + 1] * input.shape[dims[i + 1]]
-    flat = sum((m * s).reshape([-1 if j == i else 1 for j in range(nd)]) for i, (m, s) in enumerate(zip(maps, strides)))
+    sizes = tuple(input.shape[d] for d in dims)
+    flat, padded = _positions(sizes, tuple(pairs), mode, op)
     batch = input.shape[:input.dim() - nd]
-    x = input.reshape(-1, strides[0] * input.shape[dims[0]]).t()   # (padded-plane positions, batch)
-    y = scatter.take_rows(x, flat.reshape(-1).to(input.device))
-    return y.t().reshape(*batch, *flat.shape)
+    x = input.reshape(-1, math.prod(sizes)).t()   # (padded-plane positions, batch)
+    y = scatter.take_rows(x, torch.tensor(flat, dtype=torch.int64, device=input.device))
+    return y.t().reshape(*batch, *padded)
