@@ -86,7 +86,8 @@ def kernel_and_torch(case, shape, step=False, causal=False):
             raise SystemExit("matvec takes a shape NxK")
         n, k = shape
         v = repdl.random.randn(1, k)
-        return (lambda C, out: C.gemm(1, n, k, v.data_ptr(), k, 1, x.data_ptr(), 1, k, out.data_ptr(), n, 0) or out.view(-1)[:n],
+        return (lambda C, out: C.gemm(1, n, k, v.data_ptr(), k, 1, x.data_ptr(), 1, k, out.data_ptr(), n, 0)
+                or out.view(-1)[:n],
                 lambda: torch.nn.functional.linear(v, x))
     if step:
         if case not in _SOFTMAX:

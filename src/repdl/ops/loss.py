@@ -197,7 +197,8 @@ def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
         raise RuntimeError(f"repdl.{op}: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not label_smoothing >= 0.0:  # torch accepts negative and NaN values; a smoothing weight cannot be either
         raise ValueError(f"repdl.{op}: label_smoothing must be in [0.0, 1.0], got {label_smoothing}")
-    if type(ignore_index) is not int and (isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral)):
+    if type(ignore_index) is not int and (isinstance(ignore_index, bool)
+                                          or not isinstance(ignore_index, numbers.Integral)):
         raise TypeError(f"repdl.{op}: ignore_index must be an int, got {type(ignore_index).__name__}")
     if input.dim() == 0:
         raise RuntimeError(f"repdl.{op}: input must have a class dimension (got a 0-d tensor)")

@@ -60,7 +60,8 @@ class _Table:
         self.window = window
         # keys as unsigned bit patterns (int64, sorted); values as int32 bit patterns.
         signed = [v - (1 << 32) if v >= 1 << 31 else v for v in values]
-        self._cpu = (torch.tensor(keys, dtype=torch.int64, device="cpu"), torch.tensor(signed, dtype=torch.int32, device="cpu"))
+        self._cpu = (torch.tensor(keys, dtype=torch.int64, device="cpu"),
+                     torch.tensor(signed, dtype=torch.int32, device="cpu"))
         self._dev = {}
 
     def on(self, device):
