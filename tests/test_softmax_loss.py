@@ -126,6 +126,29 @@ def test_log_softmax_stats(shape, gen, isa):
         assert_bitwise_equal(lsm, repdl.log_softmax(xv, 1), name)
 
 
+def assert_class_loss_matches(x, fused, composed, upstream, gen):
+    """fused(x, reduction) (one backend call) against composed(x, reduction)
+    (the contract's primitives) and against fused on the reference backend:
+    the loss and its gradient for each reduction's upstream gradients
+    (None: a random one per sample), on every layout of x."""
+    for name, xv in layouts(x):
+        for reduction, gs in upstream.items():
+            for g in gs:
+                g = torch.randn(x.shape[0], generator=gen) if g is None else torch.tensor(g)
+                label = f"{name} {reduction} g={g.tolist() if g.dim() == 0 else 'random'}"
+                x1, x2 = xv.clone().requires_grad_(), xv.clone().requires_grad_()
+                loss1, loss2 = fused(x1, reduction), composed(x2, reduction)
+                assert_bitwise_equal(loss1, loss2, label)
+                (d1,), (d2,) = torch.autograd.grad(loss1, x1, g), torch.autograd.grad(loss2, x2, g)
+                assert_bitwise_equal(d1, d2, label)
+                with backends.use("reference"):
+                    x3 = xv.clone().requires_grad_()
+                    loss3 = fused(x3, reduction)
+                    (d3,) = torch.autograd.grad(loss3, x3, g)
+                assert_bitwise_equal(loss3, loss2, label + ", reference")
+                assert_bitwise_equal(d3, d2, label + ", reference")
+
+
 @pytest.mark.parametrize("shape", [(7, 1000), (33, 129), (1, 1), (5, 2), (0, 4)], ids=str)
 def test_cross_entropy_one_hot_backward(shape, gen, isa):
     """A 2-D cross_entropy with class indices is one node whose backward
@@ -140,23 +163,8 @@ def test_cross_entropy_one_hot_backward(shape, gen, isa):
     t = torch.randint(0, C, (N,), generator=gen)
     t[::3] = -7  # ignored (the first sample included)
     upstream = {"mean": [1.5, -0.0, 0.0, NAN], "sum": [-2.0], "none": [None]}
-    for name, xv in layouts(x):
-        for reduction, gs in upstream.items():
-            for g in gs:
-                g = torch.randn(N, generator=gen) if g is None else torch.tensor(g)
-                x1, x2 = xv.clone().requires_grad_(), xv.clone().requires_grad_()
-                fused = repdl.cross_entropy(x1, t, ignore_index=-7, reduction=reduction)
-                composed = _composed_cross_entropy(x2, t, -7, reduction)
-                label = f"{name} {reduction} g={g.tolist() if g.dim() == 0 else 'random'}"
-                assert_bitwise_equal(fused, composed, label)
-                (d1,), (d2,) = torch.autograd.grad(fused, x1, g), torch.autograd.grad(composed, x2, g)
-                assert_bitwise_equal(d1, d2, label)
-                with backends.use("reference"):
-                    x3 = xv.clone().requires_grad_()
-                    loss3 = repdl.cross_entropy(x3, t, ignore_index=-7, reduction=reduction)
-                    (d3,) = torch.autograd.grad(loss3, x3, g)
-                assert_bitwise_equal(loss3, composed, label + ", reference")
-                assert_bitwise_equal(d3, d2, label + ", reference")
+    assert_class_loss_matches(x, lambda xv, r: repdl.cross_entropy(xv, t, ignore_index=-7, reduction=r),
+                              lambda xv, r: _composed_cross_entropy(xv, t, -7, r), upstream, gen)
     x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
     (d1,) = torch.autograd.grad(repdl.cross_entropy(x1, t, ignore_index=-7), x1, create_graph=True)
     (d2,) = torch.autograd.grad(_composed_cross_entropy(x2, t, -7, "mean"), x2, create_graph=True)
@@ -177,6 +185,24 @@ def test_cross_entropy_probability_targets(gen):
             slow = repdl.cross_entropy(x, p, **kw)
         assert_bitwise_equal(fast, slow)
         assert torch.allclose(fast, F.cross_entropy(x, p, **kw), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(7, 1000), (33, 129), (1, 1), (5, 2), (0, 4)], ids=str)
+def test_nll_loss_of_log_probabilities(shape, gen, isa):
+    """A 2-D nll_loss without weight is the backend's one call (nll), and its
+    gradient the one-hot values written into zeros: loss and gradient equal
+    the general rule's primitives (pick, mask, sum, count, division) and the
+    reference backend, bit for bit, for every reduction, ignored samples,
+    infinite and NaN log-probabilities, upstream gradients of either sign,
+    zero and NaN, and any layout."""
+    from repdl.ops.loss import _class_pick, _reduced_nll
+    N, C = shape
+    x = sprinkle(wide(N, C, gen=gen, spread=2), [INF, -INF, NAN, 0.0, -0.0], gen, 0.05)
+    t = torch.randint(0, C, (N,), generator=gen)
+    t[1::3] = -7  # ignored
+    upstream = {"mean": [1.5, -0.0, NAN], "sum": [-2.0], "none": [None]}
+    assert_class_loss_matches(x, lambda xv, r: repdl.nll_loss(xv, t, ignore_index=-7, reduction=r),
+                              lambda xv, r: _reduced_nll(_class_pick(xv, t, -7), t != -7, r), upstream, gen)
 
 
 @pytest.mark.parametrize("backend", ["cpu", "reference"])

@@ -31,17 +31,19 @@ int64_t class_nll(const float* x, int64_t row_stride, int64_t col_stride, int64_
                   const int64_t* target, int64_t ignore_index, Reduction reduction, float* stats, float* out) {
   for (int64_t p = 0; p < P; ++p)
     if (is_valid(target[p], ignore_index) && (target[p] < 0 || target[p] >= R)) return p;
-  if (R > 0) run(reduce::View{x, 1, 0, P, row_stride, R, col_stride}, Kind::log_softmax_stats, stats);
-  else std::fill_n(stats, 2 * P, std::numeric_limits<float>::quiet_NaN());  // the canonical NaN
+  if (stats && R > 0) run(reduce::View{x, 1, 0, P, row_stride, R, col_stride}, Kind::log_softmax_stats, stats);
+  else if (stats) std::fill_n(stats, 2 * P, std::numeric_limits<float>::quiet_NaN());  // the canonical NaN
   IeeeFpGuard guard;
   float total = 0.0f;
   for (int64_t p = 0; p < P; ++p) {
     const int64_t t = target[p];
     // picked = fl(fl(x[p, t] - m) - log s): the log-probability log_softmax
-    // would hold at [p, t]; nll = -picked, +0.0 for an ignored sample.
+    // would hold at [p, t] (or x[p, t] itself); nll = -picked, +0.0 for an
+    // ignored sample.
     float nll = 0.0f;
     if (is_valid(t, ignore_index)) {
-      const float picked = (x[p * row_stride + t * col_stride] - stats[2 * p]) - stats[2 * p + 1];
+      const float xt = x[p * row_stride + t * col_stride];
+      const float picked = stats ? (xt - stats[2 * p]) - stats[2 * p + 1] : xt;
       nll = canonical_nan(-picked);
     }
     if (reduction == Reduction::none) out[p] = nll;
@@ -74,7 +76,12 @@ void class_nll_backward(const float* x, const float* stats, int64_t P, int64_t R
       value[static_cast<size_t>(p)] = valid ? canonical_nan(-gp) : 0.0f;
     }
   }
-  onehot_backward(x, stats, P, R, index.data(), value.data(), dx);
+  if (stats) {
+    onehot_backward(x, stats, P, R, index.data(), value.data(), dx);
+    return;
+  }
+  std::fill_n(dx, P * R, 0.0f);
+  for (int64_t p = 0; p < P; ++p) dx[p * R + index[static_cast<size_t>(p)]] = value[static_cast<size_t>(p)];
 }
 
 }  // namespace softmax

@@ -92,8 +92,11 @@ def _reduced_nll(picked, valid, reduction):
 
 def _class_nll_impl(lsm: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """The class-index loss without weight or smoothing (the common case) as
-    one primitive, composed of the same primitives as the general rule (pick,
-    neg, where, sum, count, div): one autograd node instead of six."""
+    one primitive: the backend's nll for (N, C) log-probabilities, else
+    composed of the same primitives as the general rule (pick, neg, where,
+    sum, count, div): one autograd node instead of six."""
+    if lsm.dim() == 2:
+        return backends.for_tensor(lsm).nll(lsm, target, ignore_index, reduction)
     return _reduced_nll(_class_pick(lsm, target, ignore_index), target != ignore_index, reduction)
 
 
@@ -113,6 +116,9 @@ def _class_nll_backward(ctx, g):
     the valid ones, neg negates, and the pick writes each into a zero lsm
     gradient at its class (ignored samples write +0.0 at class 0)."""
     (target,) = ctx.saved_tensors
+    if len(ctx.shape) == 2 and not torch.is_grad_enabled():
+        dx = backends.for_tensor(g).nll_backward(ctx.shape, target, ctx.ignore_index, ctx.reduction, g)
+        return dx, None, None, None
     index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
     return _written_at_targets(ctx.shape, index, value), None, None, None
 

@@ -9,4 +9,4 @@ from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, mean, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .softmax import (class_nll, class_nll_backward, log_softmax_onehot_backward, log_softmax_stats,  # noqa: F401
-                      logsumexp, softmax, softmax_backward)
+                      logsumexp, nll, nll_backward, softmax, softmax_backward)

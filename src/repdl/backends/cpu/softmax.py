@@ -72,30 +72,51 @@ def log_softmax_onehot_backward(x, stats, index, value):
     return dx
 
 
-def class_nll(x, target, ignore_index, reduction):
-    """(loss, stats): cross_entropy's class-index loss for x (P, R) and x's
-    log_softmax_stats, in one C call (the reference's dozen tensor ops
-    cost about 85 us a call); IndexError for a target outside [0, R) other
-    than ignore_index, before any work."""
+def _class_loss(x, target, ignore_index, reduction, stats):
+    """The C class loss on x (P, R) (its log_softmax_stats into `stats`, or
+    x log-probabilities when stats is None): a dozen tensor ops cost about
+    85 us a call; IndexError for a target outside [0, R) other than
+    ignore_index, before any work."""
     P, R = x.shape
     target = target.contiguous()
-    stats, loss = row_major((P, 2)), row_major((P,) if reduction == "none" else ())
+    loss = row_major((P,) if reduction == "none" else ())
     bad = _C.class_nll(x.data_ptr(), *x.stride(), P, R, target.data_ptr(), ignore_index, _REDUCTION[reduction],
-                       stats.data_ptr(), loss.data_ptr())
+                       0 if stats is None else stats.data_ptr(), loss.data_ptr())
     if bad >= 0:
         raise _checks.class_out_of_bounds(target[bad].item(), R)
-    return loss, stats
+    return loss
+
+
+def class_nll(x, target, ignore_index, reduction):
+    """(loss, stats): cross_entropy's class-index loss for x (P, R) and x's
+    log_softmax_stats, in one C call."""
+    stats = row_major((x.shape[0], 2))
+    return _class_loss(x, target, ignore_index, reduction, stats), stats
+
+
+def nll(x, target, ignore_index, reduction):
+    """nll_loss's class-index loss (no weight) for log-probabilities x (P, R)."""
+    return _class_loss(x, target, ignore_index, reduction, None)
+
+
+def _class_loss_backward(shape, x, stats, target, ignore_index, reduction, g):
+    dx = row_major(shape)
+    if dx.numel() == 0:
+        return dx
+    target, g = target.contiguous(), g.contiguous()
+    _C.class_nll_backward(0 if x is None else x.data_ptr(), 0 if stats is None else stats.data_ptr(), *shape,
+                          target.data_ptr(), ignore_index, _REDUCTION[reduction], g.data_ptr(), dx.data_ptr())
+    return dx
 
 
 def class_nll_backward(x, stats, target, ignore_index, reduction, g):
     """class_nll's gradient with respect to x from the loss's gradient g."""
-    dx = row_major(x.shape)
-    if x.numel() == 0:
-        return dx
-    x, target, g = x.contiguous(), target.contiguous(), g.contiguous()
-    _C.class_nll_backward(x.data_ptr(), stats.data_ptr(), *x.shape, target.data_ptr(), ignore_index,
-                          _REDUCTION[reduction], g.data_ptr(), dx.data_ptr())
-    return dx
+    return _class_loss_backward(x.shape, x.contiguous(), stats, target, ignore_index, reduction, g)
+
+
+def nll_backward(shape, target, ignore_index, reduction, g):
+    """nll's gradient with respect to its (P, R) input from the loss's gradient g."""
+    return _class_loss_backward(shape, None, None, target, ignore_index, reduction, g)
 
 
 def logsumexp(x, dims, keepdim):

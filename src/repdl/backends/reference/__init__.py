@@ -22,7 +22,7 @@ _ENTRY_POINTS = {
     elementwise: tuple(elementwise.__all__),
     scatter: ("index_accumulate",),
     softmax: ("class_nll", "class_nll_backward", "log_softmax_onehot_backward", "log_softmax_stats", "logsumexp",
-              "softmax", "softmax_backward"),
+              "nll", "nll_backward", "softmax", "softmax_backward"),
 }
 for _module, _names in _ENTRY_POINTS.items():
     for _name in _names:

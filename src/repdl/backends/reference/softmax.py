@@ -58,41 +58,67 @@ def log_softmax_onehot_backward(x, stats, index, value):
     return softmax_backward(g, y, 1, log=True)
 
 
-def class_nll(x, target, ignore_index, reduction):
-    """(loss, stats): cross_entropy's class-index loss (no weight, no
-    smoothing) for x (P, R) and x's log_softmax_stats (m, log s): per sample
-    p with class t = target[p], nll = -fl(fl(x[p, t] - m) - log s) (the
-    log-probability log_softmax would hold at [p, t]), +0.0 where t is
-    ignore_index; kept ('none'), seqsum'd ('sum'), or seqsum'd and divided
-    by fl32(the valid count) ('mean').  IndexError for another t outside
-    [0, R)."""
+def _class_picks(x, target, ignore_index):
+    """(x[p, target[p]] per sample, +0.0 where ignored; the valid mask), x
+    (P, R); IndexError for a target other than ignore_index outside [0, R)."""
     valid = target != ignore_index
     bad = valid & ((target < 0) | (target >= x.shape[1]))
     if bad.any():
         raise _checks.class_out_of_bounds(target[bad][0].item(), x.shape[1])
-    stats = log_softmax_stats(x)
     if x.shape[1] == 0:  # every sample ignored: nothing to pick
-        picked = x.new_zeros(x.shape[0])
-    else:
-        t = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(1)
-        picked = _exact.sub32(_exact.sub32(x.gather(1, t), stats[:, :1]), stats[:, 1:]).squeeze(1)
+        return x.new_zeros(x.shape[0]), valid
+    t = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(1)
+    return x.gather(1, t).squeeze(1), valid
+
+
+def _class_loss(picked, valid, reduction):
+    """nll = -picked, +0.0 where ignored; kept ('none'), seqsum'd ('sum'),
+    or seqsum'd and divided by fl32(the valid count) ('mean')."""
     nll = torch.where(valid, _exact.canonical_nan(-picked), torch.zeros_like(picked))
     if reduction == "none":
-        return nll, stats
+        return nll
     total = _exact.canonical_nan(_seqsum_last(nll))
-    return (_exact.div32(total, valid.sum().to(torch.float32)) if reduction == "mean" else total), stats
+    return _exact.div32(total, valid.sum().to(torch.float32)) if reduction == "mean" else total
 
 
-def class_nll_backward(x, stats, target, ignore_index, reduction, g):
-    """class_nll's gradient: -g (g / fl32(the valid count) for 'mean'; g[p]
-    for 'none') at each valid sample's class, +0.0 at class 0 for an ignored
-    one, through log_softmax's backward (log_softmax_onehot_backward)."""
+def class_nll(x, target, ignore_index, reduction):
+    """(loss, stats): cross_entropy's class-index loss (no weight, no
+    smoothing) for x (P, R) and x's log_softmax_stats (m, log s): the picked
+    log-probability of sample p, class t = target[p], is fl(fl(x[p, t] -
+    m) - log s) (what log_softmax would hold at [p, t]), then _class_loss."""
+    picked, valid = _class_picks(x, target, ignore_index)
+    stats = log_softmax_stats(x)
+    return _class_loss(_exact.sub32(_exact.sub32(picked, stats[:, 0]), stats[:, 1]), valid, reduction), stats
+
+
+def nll(x, target, ignore_index, reduction):
+    """nll_loss's class-index loss (no weight) for log-probabilities x (P,
+    R): _class_loss of x[p, target[p]]."""
+    picked, valid = _class_picks(x, target, ignore_index)
+    return _class_loss(picked, valid, reduction)
+
+
+def _one_hot_values(target, ignore_index, reduction, g):
+    """(class, value) per sample of the class losses' gradient: -g (g /
+    fl32(the valid count) for 'mean'; g[p] for 'none') at each valid
+    sample's class, +0.0 at class 0 for an ignored one."""
     valid = target != ignore_index
     if reduction == "mean":
         g = _exact.div32(g, valid.sum().to(torch.float32))
     value = torch.where(valid, _exact.canonical_nan(-g), torch.zeros_like(g)).expand(target.shape)
-    index = torch.where(valid, target, torch.zeros_like(target))
-    return log_softmax_onehot_backward(x, stats, index, value)
+    return torch.where(valid, target, torch.zeros_like(target)), value
+
+
+def class_nll_backward(x, stats, target, ignore_index, reduction, g):
+    """class_nll's gradient: the one-hot values through log_softmax's
+    backward (log_softmax_onehot_backward)."""
+    return log_softmax_onehot_backward(x, stats, *_one_hot_values(target, ignore_index, reduction, g))
+
+
+def nll_backward(shape, target, ignore_index, reduction, g):
+    """nll's gradient: +0.0 but for the one-hot values."""
+    index, value = _one_hot_values(target, ignore_index, reduction, g)
+    return torch.zeros(shape, dtype=torch.float32, device=g.device).scatter_(1, index.unsqueeze(1), value.unsqueeze(1))
 
 
 def logsumexp(x, dims, keepdim):
