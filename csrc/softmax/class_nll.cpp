@@ -1,8 +1,9 @@
-// cross_entropy's class-index loss (no weight, no smoothing) on an input's
-// log_softmax_stats, and its gradient: docs/CONTRACT.md, "Losses".  The
-// loss reads one element per sample, so it is a serial O(P) loop; what it
-// replaces is a dozen small tensor ops (pick, two subtractions, the mask,
-// the sum, the count and the division), about 85 us of per-call cost.
+// The class-index losses without weight or smoothing, and their gradients:
+// cross_entropy's on an input's log_softmax_stats, nll_loss's on
+// log-probabilities (docs/CONTRACT.md, "Losses").  The loss reads one
+// element per sample, so it is a serial O(P) loop; what it replaces is a
+// dozen small tensor ops (pick, two subtractions, the mask, the sum, the
+// count and the division), about 85 us of per-call cost.
 #include "softmax/class_nll.h"
 
 #include <algorithm>
@@ -35,6 +36,7 @@ int64_t class_nll(const float* x, int64_t row_stride, int64_t col_stride, int64_
   else if (stats) std::fill_n(stats, 2 * P, std::numeric_limits<float>::quiet_NaN());  // the canonical NaN
   IeeeFpGuard guard;
   float total = 0.0f;
+  int64_t count = 0;
   for (int64_t p = 0; p < P; ++p) {
     const int64_t t = target[p];
     // picked = fl(fl(x[p, t] - m) - log s): the log-probability log_softmax
@@ -42,6 +44,7 @@ int64_t class_nll(const float* x, int64_t row_stride, int64_t col_stride, int64_
     // ignored sample.
     float nll = 0.0f;
     if (is_valid(t, ignore_index)) {
+      ++count;
       const float xt = x[p * row_stride + t * col_stride];
       const float picked = stats ? (xt - stats[2 * p]) - stats[2 * p + 1] : xt;
       nll = canonical_nan(-picked);
@@ -51,8 +54,7 @@ int64_t class_nll(const float* x, int64_t row_stride, int64_t col_stride, int64_
   }
   if (reduction == Reduction::sum) *out = canonical_nan(total);
   // fl32 of the count is the int64's rounding to nearest (torch's .to(float32)).
-  if (reduction == Reduction::mean)
-    *out = canonical_nan(total / static_cast<float>(valid_count(target, P, ignore_index)));
+  if (reduction == Reduction::mean) *out = canonical_nan(total / static_cast<float>(count));
   return -1;
 }
 

@@ -1,4 +1,5 @@
-// cross_entropy's class-index loss on log_softmax_stats (class_nll.cpp).
+// The class-index losses of cross_entropy (on log_softmax_stats) and nll_loss
+// (on log-probabilities), and their gradients (class_nll.cpp).
 #pragma once
 
 #include <cstdint>

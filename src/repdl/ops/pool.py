@@ -304,7 +304,7 @@ def _adaptive_pool(op, nd, input, output_size, largest, return_indices=False):
         best, index = _max_pool(_planes(x), rows, cols)
         y = _from_4d(best.reshape(n, c, oh, ow), input, nd)
         return (y, _from_4d(index.reshape(n, c, oh, ow), input, nd)) if return_indices else y
-    count = torch.tensor([float(a * b) for a in rlen for b in clen], dtype=torch.float32, device=x.device)
+    count = _table([float(a * b) for a in rlen for b in clen], torch.float32, x.device, oh * ow)
     return _from_4d(_avg_pool(_planes(x), rows, cols, count).reshape(n, c, oh, ow), input, nd)
 
 
