@@ -14,7 +14,7 @@ median of the per-round ratios B/A is the number to report.
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
-runs them), matvec (NxK: a row-major (N, K) matrix times a vector, as
+runs them), batch_norm (NxCxL, training, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
 linear on one sample computes it: the dot rows), or any correctly rounded
 unary function's name.
 
@@ -81,6 +81,11 @@ def kernel_and_torch(case, shape, step=False, causal=False):
             raise SystemExit("layer_norm takes a shape ROWSxN")
         return layer_norm_step(x, repdl.random.randn(*shape), repdl.random.randn(shape[1]),
                                repdl.random.randn(shape[1]))
+    if case == "batch_norm":
+        if len(shape) != 3:
+            raise SystemExit("batch_norm takes a shape NxCxL")
+        return batch_norm_step(x, repdl.random.randn(*shape), repdl.random.randn(shape[1]),
+                               repdl.random.randn(shape[1]))
     if case == "matvec":
         if len(shape) != 2:
             raise SystemExit("matvec takes a shape NxK")
@@ -106,7 +111,8 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         ref = torch.log_softmax if kind else torch.softmax
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
-        raise SystemExit(f"unknown case {case!r}: {', '.join([*_SOFTMAX, 'layer_norm', 'matvec', *_INDEX])}")
+        raise SystemExit(f"unknown case {case!r}: "
+                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'matvec', *_INDEX])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
@@ -132,6 +138,32 @@ def layer_norm_step(x, g, w, b):
 
     def torch_call():
         y = torch.nn.functional.layer_norm(leaves[0], (n,), leaves[1], leaves[2])
+        held[torch] = y, torch.autograd.grad(y, leaves, g)
+
+    return run, torch_call
+
+
+def batch_norm_step(x, g, w, b):
+    """batch_norm in training (weight and bias) forward and backward as a
+    step runs them (as softmax_step): (run(C, out) -> dx, torch's call)."""
+    n, c, length = x.shape
+    eps = bits32(1e-5)
+    held = {}
+
+    def run(C, out):
+        y, mean, ss, rstd = torch.empty_like(x), torch.empty(c), torch.empty(c), torch.empty(c)
+        C.batch_norm_forward(n, c, length, eps, w.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr(),
+                             mean.data_ptr(), ss.data_ptr(), rstd.data_ptr())
+        dx, dw, db = torch.empty_like(x), torch.empty(c), torch.empty(c)
+        C.batch_norm_backward(n, c, length, 0, w.data_ptr(), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(),
+                              rstd.data_ptr(), dx.data_ptr(), dw.data_ptr(), db.data_ptr())
+        held[C] = y, dx, dw, db
+        return dx
+
+    leaves = [t.detach().requires_grad_() for t in (x, w, b)]
+
+    def torch_call():
+        y = torch.nn.functional.batch_norm(leaves[0], None, None, leaves[1], leaves[2], True)
         held[torch] = y, torch.autograd.grad(y, leaves, g)
 
     return run, torch_call

@@ -1,4 +1,4 @@
-"""The fused kernels behind layer/RMS/group norm (csrc/norm), softmax's
+"""The fused kernels behind layer/RMS/group norm and batch norm (csrc/norm), softmax's
 backward (csrc/softmax) and the correctly rounded functions' backward
 (csrc/elementwise/grad_blocks.inc) against the reference bit for bit, on
 every instruction set, over row lengths 1 and primes, affine or not, strided
@@ -52,6 +52,87 @@ def test_fused_norm_is_the_composition(centered, gen):
     leaves = (x, w, b) if centered else (x, w)
     for a, e in zip(torch.autograd.grad(fused, leaves, g), torch.autograd.grad(composed, leaves, g)):
         assert_bitwise_equal(a, e)
+
+
+# (N, C, *spatial): L == 1 as columns (a thread's 256 channels, then the
+# rest); C below eight (scalar chains), 17 and 20 (sixteen, then the last
+# eight overlapping), 9 (eight and one); runs of 1031 (two 512-element
+# chunks and 7), runs of 1024 (4 KB apart: the rows kernels' crowded-L1
+# path), a run of 2.
+BATCH_SHAPES = [(2, 3), (64, 300), (3, 5, 7), (2, 16, 7, 7), (4, 17, 13), (2, 9, 1031), (3, 20, 32, 32),
+                (5, 40, 2), (2, 1, 3)]
+
+
+@pytest.mark.parametrize("shape", BATCH_SHAPES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_norm_matches_the_reference(shape, threads, gen, isa):
+    c = shape[1]
+    x = sprinkle(wide(*shape, gen=gen, spread=3), SPECIALS + TINY, gen, 0.002)
+    g = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.002)
+    w, b = wide(c, gen=gen), wide(c, gen=gen)
+    saved = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
+            out, want = cpu.batch_norm(x, ww, bb, 1e-5), ref.batch_norm(x, ww, bb, 1e-5)
+            for a, e in zip(out, want):
+                assert_bitwise_equal(a, e, "forward")
+            for need_w, need_b in ((ww is not None, bb is not None), (False, False)):
+                grads = cpu.batch_norm_backward(g, x, out[1], out[3], ww, need_w, need_b)
+                want_grads = ref.batch_norm_backward(g, x, want[1], want[3], ww, need_w, need_b)
+                for a, e in zip(grads, want_grads):
+                    assert (a is None) == (e is None)
+                    if e is not None:
+                        assert_bitwise_equal(a, e, "backward")
+    finally:
+        torch.set_num_threads(saved)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+@pytest.mark.parametrize("shape", [(6, 5), (3, 4, 7), (2, 16, 5, 3)])
+def test_batch_norm_is_the_composition(shape, backend, gen):
+    """Training batch_norm (the fused primitive) against normalize over (N,
+    *spatial), then * weight, + bias, in bits: output, gradients (first and
+    second order) and the running statistics' update, the running tensors
+    contiguous or not."""
+    c, dims = shape[1], [0, *range(2, len(shape))]
+    x = wide(*shape, gen=gen, spread=2).requires_grad_()
+    w, b = wide(c, gen=gen).requires_grad_(), wide(c, gen=gen).requires_grad_()
+    g = wide(*shape, gen=gen)
+    start_mean, start_var = wide(c, gen=gen), wide(c, gen=gen).abs()
+    running_mean = torch.zeros(2 * c)[::2].copy_(start_mean)  # a strided view
+    running_var = start_var.clone()
+    eps, n = N.fl32(1e-5), x.numel() // c
+    with repdl.backends.use(backend):
+        fused = repdl.batch_norm(x, running_mean, running_var, w, b, True, 0.3)
+        normalized, mean, ss, _ = N._normalize(x, dims, eps)
+        composed = repdl.add(repdl.mul(normalized, w.reshape(c, *[1] * (len(shape) - 2))),
+                             b.reshape(c, *[1] * (len(shape) - 2)))
+        assert_bitwise_equal(fused, composed)
+        for got, start, stat in ((running_mean, start_mean, mean), (running_var, start_var, repdl.div(ss, N.fl32(n - 1)))):
+            want = repdl.add(repdl.mul(start, N.fl32(0.7)), repdl.mul(stat.detach().reshape(c), N.fl32(0.3)))
+            assert_bitwise_equal(got, want, "running statistics")
+        first = torch.autograd.grad(fused, (x, w, b), g, create_graph=True)
+        want_first = torch.autograd.grad(composed, (x, w, b), g, create_graph=True)
+        for a, e in zip(first, want_first):
+            assert_bitwise_equal(a, e, "gradient")
+        second = torch.autograd.grad(repdl.sum(repdl.mul(first[0], first[0])), (x, w))
+        want_second = torch.autograd.grad(repdl.sum(repdl.mul(want_first[0], want_first[0])), (x, w))
+        for a, e in zip(second, want_second):
+            assert_bitwise_equal(a, e, "second order")
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+def test_batch_norm_output_takes_in_place_updates(backend, gen):
+    """A residual block's `out += residual` on batch_norm's output (as
+    transformers' ResNet writes it): autograd refuses in-place writes to a
+    custom op's outputs that are views."""
+    x = wide(2, 4, 3, 3, gen=gen).requires_grad_()
+    with repdl.backends.use(backend):
+        y = repdl.batch_norm(x, None, None, None, None, True)
+        y += wide(2, 4, 3, 3, gen=gen)
+        (dx,) = torch.autograd.grad(y, x, torch.ones_like(y))
+    assert dx.shape == x.shape
 
 
 @pytest.mark.parametrize("log", [False, True])

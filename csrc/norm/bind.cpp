@@ -25,9 +25,44 @@ PyObject* py_backward(PyObject*, PyObject* args) {
   });
 }
 
+// The channels' description: N, C, L, eps_bits, w, b (w and b may be 0).
+norm::Channels channels_from(const std::vector<int64_t>& v) {
+  return {v[0], v[1], v[2], float_from_bits(v[3]), as_ptr<const float>(v[4]), as_ptr<const float>(v[5])};
+}
+
+// batch_norm_forward(channels..., x, y, mean, ss, rstd)
+PyObject* py_channels_forward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 11, [](const std::vector<int64_t>& v) {
+    norm::forward(channels_from(v), as_ptr<const float>(v[6]), as_ptr<float>(v[7]), as_ptr<float>(v[8]),
+                  as_ptr<float>(v[9]), as_ptr<float>(v[10]));
+  });
+}
+
+// batch_norm_backward(channels..., g, x, mean, rstd, dx, dw, db): b, dw, db may be 0
+PyObject* py_channels_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 13, [](const std::vector<int64_t>& v) {
+    norm::backward(channels_from(v), as_ptr<const float>(v[6]), as_ptr<const float>(v[7]),
+                   as_ptr<const float>(v[8]), as_ptr<const float>(v[9]), as_ptr<float>(v[10]), as_ptr<float>(v[11]),
+                   as_ptr<float>(v[12]));
+  });
+}
+
+// batch_norm_running(C, keep_bits, take_bits, n_less_one_bits, running_mean, running_var, mean, ss):
+// either running pointer may be 0
+PyObject* py_update_running(PyObject*, PyObject* args) {
+  return run_without_gil(args, 8, [](const std::vector<int64_t>& v) {
+    norm::update_running(v[0], float_from_bits(v[1]), float_from_bits(v[2]), float_from_bits(v[3]), as_ptr<float>(v[4]),
+                         as_ptr<float>(v[5]), as_ptr<const float>(v[6]), as_ptr<const float>(v[7]));
+  });
+}
+
 const PyMethodDef kMethods[] = {
     {"norm_forward", py_forward, METH_VARARGS, "Layer/RMS normalisation of dense rows, with the affine step."},
     {"norm_backward", py_backward, METH_VARARGS, "Its backward: dx and the affine parameters' gradients."},
+    {"batch_norm_forward", py_channels_forward, METH_VARARGS,
+     "Batch normalisation's training forward over (N, C, L), with the affine step."},
+    {"batch_norm_backward", py_channels_backward, METH_VARARGS, "Its backward: dx, dw and db."},
+    {"batch_norm_running", py_update_running, METH_VARARGS, "The running statistics' update, in place."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -1,5 +1,6 @@
-// Layer and RMS normalisation over dense rows (docs/CONTRACT.md section 11),
-// forward and backward fused into a few passes per group of sixteen rows.
+// Layer and RMS normalisation over dense rows (rows.inc), and batch
+// normalisation over channels (channels.inc): docs/CONTRACT.md section 11,
+// forward and backward fused into a few passes per group of rows.
 // Every value is the contract's composition of primitives, rounding by
 // rounding: the row chains (seqsum, fmachain) run in the reduction kernels'
 // eight-lanes layout, the rest row by row.
@@ -34,6 +35,30 @@ void forward(const Rows& r, const float* x, float* y, float* mean, float* rstd);
 // dx (rows, n) always; dw and db (n floats) when not nullptr.
 void backward(const Rows& r, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
               float* dw, float* db);
+
+// Batch normalisation in training: x (N, C, L) contiguous, statistics per
+// channel over its (n, l) elements in that order (channels.inc), w and b one
+// float per channel or nullptr; the same formulas as centered Rows.
+struct Channels {
+  int64_t N, C, L;
+  float eps;
+  const float* w;
+  const float* b;
+};
+
+// y (N, C, L); mean, ss (fmachain(d, d), for the running variance) and rstd
+// one float per channel.
+void forward(const Channels& p, const float* x, float* y, float* mean, float* ss, float* rstd);
+// dx always; dw and db (C floats) when not nullptr.
+void backward(const Channels& p, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
+              float* dw, float* db);
+
+// The running statistics' update, in place: running = running * keep + stat *
+// take (keep = fl32(1 - momentum), take = fl32(momentum); two products, one
+// sum), stat the batch mean, or the unbiased variance ss / fl32(n - 1) for
+// running_var.  Either running pointer may be nullptr.
+void update_running(int64_t C, float keep, float take, float n_less_one, float* running_mean, float* running_var,
+                    const float* mean, const float* ss);
 
 }  // namespace norm
 }  // namespace repdl

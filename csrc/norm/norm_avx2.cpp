@@ -1,6 +1,7 @@
 // AVX2 row of the normalisation kernels: the portable text compiled for
 // AVX2+FMA (row loops eight lanes wide; every operation the same rounding).
 #include <algorithm>
+#include <cmath>
 
 #include "common/nan.h"
 #include "common/parallel.h"
@@ -18,6 +19,7 @@ namespace repdl {
 namespace norm {
 namespace avx2_row {
 #include "norm/rows.inc"
+#include "norm/channels.inc"
 }  // namespace avx2_row
 }  // namespace norm
 }  // namespace repdl

@@ -1,5 +1,6 @@
 // Portable row of the normalisation kernels.
 #include <algorithm>
+#include <cmath>
 
 #include "common/nan.h"
 #include "common/parallel.h"
@@ -13,6 +14,7 @@ namespace repdl {
 namespace norm {
 namespace generic_row {
 #include "norm/rows.inc"
+#include "norm/channels.inc"
 }  // namespace generic_row
 }  // namespace norm
 }  // namespace repdl

@@ -65,9 +65,9 @@ float pairsum_line_parallel(const Kernels& k, const float* x, int64_t n, int thr
 }
 
 void sum_segment(const Kernels& k, const Segment& s, Order order, float* out) {
-  if (s.sr == 1) k.sum_rows(s, order, out);
+  if (s.sr == 1) k.sum_rows(s, order, out, false);
   else if (s.s0 == 1) k.sum_cols(s, order, out);
-  else kGenericKernels.sum_rows(s, order, out);  // the generic rows kernel takes any layout
+  else kGenericKernels.sum_rows(s, order, out, false);  // the generic rows kernel takes any layout
 }
 
 }  // namespace
@@ -103,9 +103,9 @@ void mean(const View& v, float count, float* out) {
 void sqdev(const View& v, const float* mean, float* out) {
   const Kernels& k = kernels(active_isa());
   for_segments(v, [&](const Segment& s, int64_t p) {
-    if (s.sr == 1) k.sqdev_rows(s, mean + p, out + p);
+    if (s.sr == 1) k.sqdev_rows(s, mean + p, out + p, false);
     else if (s.s0 == 1) k.sqdev_cols(s, mean + p, out + p);
-    else kGenericKernels.sqdev_rows(s, mean + p, out + p);
+    else kGenericKernels.sqdev_rows(s, mean + p, out + p, false);
   });
 }
 
@@ -113,9 +113,9 @@ void sumprod(const View& a, const float* b, float* out) {
   const Kernels& k = kernels(active_isa());
   for_segments(a, [&](const Segment& s, int64_t p) {
     const float* bs = b + (s.base - a.x);
-    if (s.sr == 1) k.sumprod_rows(s, bs, out + p, {});
+    if (s.sr == 1) k.sumprod_rows(s, bs, out + p, false, {});
     else if (s.s0 == 1) k.sumprod_cols(s, bs, out + p);
-    else kGenericKernels.sumprod_rows(s, bs, out + p, {});
+    else kGenericKernels.sumprod_rows(s, bs, out + p, false, {});
   });
 }
 

@@ -36,14 +36,17 @@ enum class Order { sequential = 0, pairwise = 1 };
 // contiguous memory), `cols` kernels require s0 == 1 (neighbouring outputs
 // are neighbours in memory); `any` kernels take every layout.
 struct Kernels {
-  void (*sum_rows)(const Segment&, Order, float* out);
+  // With accumulate (sequential order only), the rows kernels continue each
+  // chain from the value already in out: a chain split into several calls
+  // (batch norm's, sample by sample) gives the bits of one call.
+  void (*sum_rows)(const Segment&, Order, float* out, bool accumulate);
   void (*sum_cols)(const Segment&, Order, float* out);
-  void (*sqdev_rows)(const Segment&, const float* mean, float* out);
+  void (*sqdev_rows)(const Segment&, const float* mean, float* out, bool accumulate);
   void (*sqdev_cols)(const Segment&, const float* mean, float* out);
   // out[i] = fmachain over r of (a element (i, r), b element (i, r)); b has
   // a's layout, its segment starting at b_base.  The rows kernel asks for
   // `ahead`'s lines as it goes (softmax's backward: the next group's lines).
-  void (*sumprod_rows)(const Segment& a, const float* b_base, float* out, AheadIntoL2 ahead);
+  void (*sumprod_rows)(const Segment& a, const float* b_base, float* out, bool accumulate, AheadIntoL2 ahead);
   void (*sumprod_cols)(const Segment& a, const float* b_base, float* out);
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride]),
   // starting from +0.0 or, with accumulate, continuing from out[i]

@@ -131,13 +131,30 @@ void rows_groups(const Segment& s, int64_t first, int64_t last, float* out, Step
   }
 }
 
-// The most of `rows` rows, stride_bytes apart, whose starts fall in one set
-// of a 64-set L1 (Zen 4's 32 KB 8-way, Golden Cove's 48 KB 12-way: 4 KB
-// per way).
-int rows_per_l1_set(int64_t stride_bytes, int rows) {
-  int count[64] = {}, most = 0;
-  for (int q = 0; q < rows; ++q) most = std::max(most, ++count[((q * stride_bytes) >> 6) & 63]);
-  return most;
+// The most rows, stride_bytes apart, whose starts fall in one set of a
+// 64-set L1 (Zen 4's 32 KB 8-way, Golden Cove's 48 KB 12-way: 4 KB per
+// way), among the first eight and among the first sixteen.  A function of
+// the stride alone, which callers repeat call after call (batch norm's
+// chains, continued sample by sample: 10% of its time at 8x256x49), so each
+// thread keeps its last answer.
+struct L1Crowding {
+  int eight, sixteen;
+};
+
+L1Crowding rows_per_l1_set(int64_t stride_bytes) {
+  thread_local int64_t last_stride = -1;
+  thread_local L1Crowding last;
+  if (stride_bytes != last_stride) {
+    unsigned char count[64] = {};
+    int most = 0;
+    for (int q = 0; q < 16; ++q) {
+      most = std::max(most, static_cast<int>(++count[((q * stride_bytes) >> 6) & 63]));
+      if (q == 7) last.eight = most;
+    }
+    last.sixteen = most;
+    last_stride = stride_bytes;
+  }
+  return last;
 }
 
 // Sixteen outputs at a time as two chains, then eight, each row read four
@@ -160,9 +177,14 @@ int64_t rows_all_groups(const Segment& s, float* out, Step step, bool accumulate
                         AheadIntoL2 ahead = {}) {
   const int64_t stride = s.s0 * static_cast<int64_t>(sizeof(float));
   const int inputs = kPair ? 2 : 1;
-  const bool eights_fit = inputs * rows_per_l1_set(stride, 8) <= 8;
+  if (s.n < 8) {
+    ahead.rest();
+    return 0;
+  }
+  const L1Crowding crowding = rows_per_l1_set(stride);
+  const bool eights_fit = inputs * crowding.eight <= 8;
   int64_t i = 0;
-  if (inputs * rows_per_l1_set(stride, 16) <= 8) {
+  if (inputs * crowding.sixteen <= 8) {
     for (; i + 16 <= s.n; i += 16) rows_groups<2, kPair, 4>(s, i, i + 8, out, step, accumulate, b, ahead);
     if (i + 8 < s.n) {  // nine to fifteen left: eight, and the last eight beside them
       rows_groups<2, kPair, 4, true>(s, i, s.n - 8, out, step, accumulate, b, ahead,
@@ -242,31 +264,32 @@ float pairsum_contiguous_avx2(const float* x, int64_t n) {
   return p.finish(n, 0.0f);
 }
 
-void sum_rows_avx2(const Segment& s, Order order, float* out) {
+void sum_rows_avx2(const Segment& s, Order order, float* out, bool accumulate) {
   int64_t i = 0;
   if (order == Order::sequential) {
-    i = rows_all_groups(s, out, [](int64_t, __m256 acc, __m256 x, int64_t) { return _mm256_add_ps(acc, x); });
+    i = rows_all_groups(s, out, [](int64_t, __m256 acc, __m256 x, int64_t) { return _mm256_add_ps(acc, x); },
+                        accumulate);
   } else if (s.R >= 64 && s.n < 8) {
     for (; i < s.n; ++i) out[i] = canonical_nan(pairsum_contiguous_avx2(s.base + i * s.s0, s.R));
   } else {
     for (; i + 8 <= s.n; i += 8) pairwise_rows8(s, i, out);
   }
-  if (i < s.n) sum_any(tail(s, i), order, out + i);
+  if (i < s.n) sum_any(tail(s, i), order, out + i, accumulate);
 }
 
-void sqdev_rows_avx2(const Segment& s, const float* mean, float* out) {
+void sqdev_rows_avx2(const Segment& s, const float* mean, float* out, bool accumulate) {
   const int64_t i = rows_all_groups(s, out, [&](int64_t first, __m256 acc, __m256 x, int64_t) {
     const __m256 d = _mm256_sub_ps(x, _mm256_loadu_ps(mean + first));
     return _mm256_fmadd_ps(d, d, acc);
-  });
-  if (i < s.n) sqdev_any(tail(s, i), mean + i, out + i);
+  }, accumulate);
+  if (i < s.n) sqdev_any(tail(s, i), mean + i, out + i, accumulate);
 }
 
-void sumprod_rows_avx2(const Segment& s, const float* b, float* out, AheadIntoL2 ahead) {
+void sumprod_rows_avx2(const Segment& s, const float* b, float* out, bool accumulate, AheadIntoL2 ahead) {
   const int64_t i = rows_all_groups<true>(s, out, [](int64_t, __m256 acc, __m256 x, __m256 y, int64_t) {
     return _mm256_fmadd_ps(x, y, acc);
-  }, false, b, ahead);
-  if (i < s.n) sumprod_any(tail(s, i), b + i * s.s0, out + i);
+  }, accumulate, b, ahead);
+  if (i < s.n) sumprod_any(tail(s, i), b + i * s.s0, out + i, accumulate);
 }
 
 void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out, bool accumulate) {

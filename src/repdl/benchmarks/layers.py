@@ -1,5 +1,5 @@
 """Layer benchmark cases, forward plus backward: convolutions, linear,
-layer_norm, softmax and attention, each as (name, torch step, RepDL step).
+layer_norm, batch_norm, softmax and attention, each as (name, torch step, RepDL step).
 Used by bench/bench_nn.py and `repdl bench`."""
 import torch
 import torch.nn.functional as F
@@ -48,6 +48,13 @@ def layer_cases(quick):
     h, lw, lb = leaf(tokens, 768), leaf(768), leaf(768)
     yield "layer_norm 2048x768", fwd_bwd(lambda a, c, d: F.layer_norm(a, (768,), c, d), (h, lw, lb)), \
         fwd_bwd(lambda a, c, d: RF.layer_norm(a, (768,), c, d), (h, lw, lb))
+    for shape in ((8 if quick else 32, 64, 28, 28), (256, 512)):
+        c = shape[1]
+        x, bw, bb = leaf(*shape), leaf(c), leaf(c)
+        running = {fw: (torch.zeros(c), torch.ones(c)) for fw in ("torch", "repdl")}
+        yield f"batch_norm {'x'.join(map(str, shape))} training", \
+            fwd_bwd(lambda a, c_, d, r=running["torch"]: F.batch_norm(a, *r, c_, d, True), (x, bw, bb)), \
+            fwd_bwd(lambda a, c_, d, r=running["repdl"]: RF.batch_norm(a, *r, c_, d, True), (x, bw, bb))
     s = leaf(16 if quick else 64, 128, 128)
     gs = torch.randn(s.shape)  # ones would make softmax's gradient subnormal (in_cache.softmax_cases)
     yield "softmax 64x128x128", fwd_bwd(lambda a: F.softmax(a, -1), (s,), gs), \

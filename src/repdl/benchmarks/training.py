@@ -1,4 +1,5 @@
-"""Training-step benchmark cases: LeNet-5 and a small transformer, each as
+"""Training-step benchmark cases: LeNet-5, a small CNN with batch norm and
+a small transformer, each as
 (torch step, RepDL step) on the same initial weights; optimizer steps over
 10M parameters; and a profile that splits a RepDL step by kernel family.
 Used by bench/bench_training.py and `repdl bench`."""
@@ -14,6 +15,15 @@ def lenet(nn):
     return nn.Sequential(
         nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
+def batchnorm_cnn(nn):
+    """Three conv - BatchNorm2d - ReLU stages on 32x32 images (CIFAR-sized),
+    the batch norms in training mode, as a ResNet's or VGG's layers run."""
+    def stage(c_in, c_out):
+        return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+    return nn.Sequential(*stage(3, 32), *stage(32, 32), nn.MaxPool2d(2), *stage(32, 64), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
 
 
 class Transformer(torch.nn.Module):
@@ -67,6 +77,15 @@ def lenet_case(quick):
     x = repdl.random.randn(n, 1, 28, 28, generator=g)
     y = repdl.random.randint(0, 10, (n,), generator=g)
     return pair(lambda fw: lenet(repdl.nn if fw == "repdl" else torch.nn),
+                lambda optim, m: optim.SGD(m.parameters(), lr=0.01, momentum=0.9), LOSSES, x, y)
+
+
+def batchnorm_cnn_case(quick):
+    g = repdl.random.Generator(4)
+    n = 8 if quick else 32
+    x = repdl.random.randn(n, 3, 32, 32, generator=g)
+    y = repdl.random.randint(0, 10, (n,), generator=g)
+    return pair(lambda fw: batchnorm_cnn(repdl.nn if fw == "repdl" else torch.nn),
                 lambda optim, m: optim.SGD(m.parameters(), lr=0.01, momentum=0.9), LOSSES, x, y)
 
 

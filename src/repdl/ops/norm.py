@@ -160,6 +160,48 @@ _norm_rows = primitive("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_cont
                        backward=_norm_rows_backward)
 
 
+# Batch normalisation in training over x (N, C, *spatial): one primitive
+# whose forward and backward the CPU runs as fused kernels
+# (csrc/norm/channels.inc) giving the bits of normalize over (N, *spatial),
+# then * weight, + bias, without laying x out channel by channel for each
+# statistic.
+
+def _batch_norm_impl(x: Tensor, w: Optional[Tensor], b: Optional[Tensor],
+                     eps: float) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    return backends.for_tensor(x).batch_norm(x, w, b, eps)
+
+
+def _batch_norm_fake(x, w, b, eps):
+    c = x.shape[1]
+    return torch.empty_like(x), x.new_empty(c), x.new_empty(c), x.new_empty(c)
+
+
+def _batch_norm_setup(ctx, inputs, output):
+    x, w, b, eps = inputs
+    ctx.eps, ctx.has_w, ctx.has_b = eps, w is not None, b is not None
+    ctx.mark_non_differentiable(*output[1:])
+    ctx.save_for_backward(x, w, output[1], output[3])
+
+
+def _batch_norm_backward(ctx, g, *unused):
+    x, w, mean, rstd = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
+        dims, shape = [0, *range(2, x.dim())], _channel_shape(x)
+        y, r = _statistics(x, dims, ctx.eps, True)
+        dx = _gradient(g if w is None else P.mul(g, w.reshape(shape)), y, r, dims, True) if need[0] else None
+        dw = reductions._sum(P.mul(g, y), dims, False, "sequential") if ctx.has_w and need[1] else None
+        db = reductions._sum(g, dims, False, "sequential") if ctx.has_b and need[2] else None
+        return dx, dw, db, None
+    dx, dw, db = backends.for_tensor(g).batch_norm_backward(g, x, mean, rstd, w, ctx.has_w and need[1],
+                                                             ctx.has_b and need[2])
+    return dx, dw, db, None
+
+
+_batch_norm = primitive("batch_norm", _batch_norm_impl, _batch_norm_fake, setup_context=_batch_norm_setup,
+                        backward=_batch_norm_backward)
+
+
 # ---- arguments -------------------------------------------------------------------------------
 
 def _eps(op, eps):
@@ -262,13 +304,6 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor = None, bias: Tens
     return _affine(y.reshape(input.shape), weight, bias, _channel_shape(input))
 
 
-def _update_running(running, stat, momentum):
-    """running = running * fl32(1 - momentum) + stat * fl32(momentum), in
-    place, three roundings (momentum a Python float)."""
-    with torch.no_grad():
-        running.copy_(P.add(P.mul(running, fl32(1.0 - momentum)), P.mul(stat.reshape(running.shape), fl32(momentum))))
-
-
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum=0.1, eps: float = 1e-5) -> Tensor:
     """torch.nn.functional.batch_norm.  Training: statistics per channel over
@@ -283,7 +318,8 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_param("batch_norm", name, t, c)
-    _checks.check_same_device("batch_norm", input=input, weight=weight, bias=bias)
+    _checks.check_same_device("batch_norm", input=input, weight=weight, bias=bias, running_mean=running_mean,
+                              running_var=running_var)
     shape = _channel_shape(input)
     e = _eps("batch_norm", eps)
     if not training:
@@ -297,12 +333,13 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     if n <= 1:
         raise ValueError(f"repdl.batch_norm: expected more than 1 value per channel when training, got input "
                          f"size {tuple(input.shape)}")
-    y, mean, ss, _ = _normalize(input, dims, e)
-    if running_mean is not None and momentum is not None:
-        _update_running(running_mean, mean, momentum)
-    if running_var is not None and momentum is not None:
-        _update_running(running_var, P.div(ss, fl32(n - 1)), momentum)
-    return _affine(y, weight, bias, shape)
+    y, mean, ss, _ = _batch_norm(input, _flat(weight, c), _flat(bias, c), e)
+    if (running_mean is not None or running_var is not None) and momentum is not None:
+        # running * fl32(1 - momentum) + stat * fl32(momentum), momentum a Python
+        # float; mean and ss carry no graph, so the update records none
+        backends.for_tensor(mean).batch_norm_running(running_mean, running_var, mean, ss, fl32(1.0 - momentum),
+                                                     fl32(momentum), fl32(n - 1))
+    return y
 
 
 def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,

@@ -1,4 +1,7 @@
-"""CPU backend: layer and RMS normalisation of dense rows (csrc/norm)."""
+"""CPU backend: layer and RMS normalisation of dense rows, batch
+normalisation over channels (csrc/norm)."""
+import math
+
 import torch
 
 from ... import _C
@@ -35,3 +38,46 @@ def norm_rows_backward(g, x, mean, rstd, w, centered: bool, need_w: bool, need_b
     _C.norm_backward(rows, n, centered, 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(), _ptr(mean), rstd.data_ptr(),
                      dx.data_ptr(), _ptr(dw), _ptr(db))
     return dx, dw, db
+
+
+def _channels(x):
+    """(N, C, L) of x (N, C, *spatial), L the spatial positions' count."""
+    N, C = x.shape[:2]
+    return N, C, math.prod(x.shape[2:])
+
+
+def batch_norm(x, w, b, eps: float):
+    """(y, mean, ss, rstd) for x (N, C, *spatial); the statistics one per channel."""
+    x = x.contiguous()
+    w = None if w is None else w.contiguous()
+    b = None if b is None else b.contiguous()
+    N, C, L = _channels(x)
+    y = torch.empty_like(x)
+    mean, ss, rstd = row_major((C,)), row_major((C,)), row_major((C,))
+    _C.batch_norm_forward(N, C, L, bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), y.data_ptr(), mean.data_ptr(),
+                          ss.data_ptr(), rstd.data_ptr())
+    return y, mean, ss, rstd
+
+
+def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
+    """(dx, dw or None, db or None)."""
+    g, x = g.contiguous(), x.contiguous()
+    w = None if w is None else w.contiguous()
+    N, C, L = _channels(x)
+    dx = torch.empty_like(x)
+    dw = row_major((C,)) if need_w else None
+    db = row_major((C,)) if need_b else None
+    _C.batch_norm_backward(N, C, L, 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
+                           dx.data_ptr(), _ptr(dw), _ptr(db))
+    return dx, dw, db
+
+
+def batch_norm_running(running_mean, running_var, mean, ss, keep: float, take: float, n_less_one: float):
+    """running = running * keep + stat * take in place, stat the mean and
+    ss / n_less_one (either running tensor may be None)."""
+    targets = [t if t is None or t.is_contiguous() else t.contiguous() for t in (running_mean, running_var)]
+    _C.batch_norm_running(mean.numel(), bits32(keep), bits32(take), bits32(n_less_one), _ptr(targets[0]),
+                          _ptr(targets[1]), mean.data_ptr(), ss.data_ptr())
+    for running, target in zip((running_mean, running_var), targets):
+        if target is not running:
+            running.copy_(target)

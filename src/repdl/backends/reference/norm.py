@@ -1,11 +1,17 @@
-"""Reference: layer and RMS normalisation of rows (CONTRACT.md section 11),
-the composition of the reference's primitives that the CPU's fused kernels
-(csrc/norm) reproduce."""
+"""Reference: layer and RMS normalisation of rows, batch normalisation over
+channels (CONTRACT.md section 11): the composition of the reference's
+primitives that the CPU's fused kernels (csrc/norm) reproduce."""
+import math
+
 from . import _exact, arith, elementwise, reductions
 
 
+def _fl32(x, count):
+    return _exact.round32(_exact.f64(x.new_tensor(float(count))))
+
+
 def _n(x):
-    return _exact.round32(_exact.f64(x.new_tensor(float(x.shape[1]))))
+    return _fl32(x, x.shape[1])
 
 
 def _xhat(x, mean, rstd, centered):
@@ -46,3 +52,62 @@ def norm_rows_backward(g, x, mean, rstd, w, centered: bool, need_w: bool, need_b
     dw = reductions.sum(arith.binary("mul", g, h), (0,), False, order="sequential") if need_w else None
     db = reductions.sum(g, (0,), False, order="sequential") if need_b else None
     return dx, dw, db
+
+
+# Batch normalisation: x (N, C, *spatial), statistics of each channel over
+# (n, *spatial) in row-major order; per-channel values broadcast over the
+# spatial dims (outputs are new tensors, never views: autograd forbids
+# modifying a custom op's view output in place).
+
+def _samples_and_spatial(x):
+    return (0, *range(2, x.dim()))
+
+
+def _per_channel(t, x):
+    return t.reshape(-1, *[1] * (x.dim() - 2))
+
+
+def _channel_count(x):
+    return _fl32(x, math.prod(x.shape[:1] + x.shape[2:]))
+
+
+def batch_norm(x, w, b, eps: float):
+    """(y, mean, ss, rstd): mean = seqsum(x) / n, ss = fmachain(d, d) with
+    d = x - mean, rstd = rsqrt(ss / n + eps), y = ((x - mean) * rstd) * w + b,
+    n = N * prod(spatial)."""
+    dims, n = _samples_and_spatial(x), _channel_count(x)
+    mean = arith.binary("div", reductions.sum(x, dims, False, order="sequential"), n)
+    ss = reductions.sqdev(x, mean, dims, False)
+    rstd = elementwise.rsqrt(arith.binary_scalar("add", arith.binary("div", ss, n), eps, False))
+    y = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+    if w is not None:
+        y = arith.binary("mul", y, _per_channel(w, x))
+    if b is not None:
+        y = arith.binary("add", y, _per_channel(b, x))
+    return y, mean, ss, rstd
+
+
+def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
+    """gy = g * w, h = (x - mean) * rstd; dx = ((gy - seqsum(gy) / n) - h *
+    (fmachain(gy, h) / n)) * rstd; dw = seqsum(g * h); db = seqsum(g)."""
+    dims, n = _samples_and_spatial(x), _channel_count(x)
+    h = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+    gy = g if w is None else arith.binary("mul", g, _per_channel(w, x))
+    m1 = arith.binary("div", reductions.sum(gy, dims, False, order="sequential"), n)
+    m2 = arith.binary("div", reductions.sumprod(gy, h, dims, False), n)
+    dx = arith.binary("mul", arith.binary("sub", arith.binary("sub", gy, _per_channel(m1, x)),
+                                          arith.binary("mul", h, _per_channel(m2, x))), _per_channel(rstd, x))
+    dw = reductions.sum(arith.binary("mul", g, h), dims, False, order="sequential") if need_w else None
+    db = reductions.sum(g, dims, False, order="sequential") if need_b else None
+    return dx, dw, db
+
+
+def batch_norm_running(running_mean, running_var, mean, ss, keep: float, take: float, n_less_one: float):
+    """running = running * keep + stat * take, in place (keep = fl32(1 -
+    momentum), take = fl32(momentum)); stat the mean, and for running_var
+    the unbiased variance ss / fl32(n - 1)."""
+    variance = arith.binary_scalar("div", ss, n_less_one, False)
+    for running, stat in ((running_mean, mean), (running_var, variance)):
+        if running is not None:
+            kept = arith.binary_scalar("mul", running.reshape(stat.shape), keep, False)
+            running.copy_(arith.binary("add", kept, arith.binary_scalar("mul", stat, take, False)).reshape(running.shape))
