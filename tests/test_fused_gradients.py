@@ -15,6 +15,9 @@ from repdl.testing import assert_bitwise_equal
 
 from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
 
+# eps as the ops hand it to the backends: a float32 value (the reference
+# adds a Python float exactly, the kernels its float32 bits)
+EPS = N.fl32(1e-5)
 # 43 rows of 19: two whole groups of sixteen, then eleven (eight side by side,
 # three alone); 17 rows of 1031, longer than 1024: groups of eight
 SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099)]
@@ -27,7 +30,7 @@ def test_norm_rows_match_the_reference(rows, n, centered, gen, isa):
     g = wide(rows, n, gen=gen, spread=2)
     w, b = wide(n, gen=gen), wide(n, gen=gen)
     for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
-        out, want = cpu.norm_rows(x, ww, bb, 1e-5, centered), ref.norm_rows(x, ww, bb, 1e-5, centered)
+        out, want = cpu.norm_rows(x, ww, bb, EPS, centered), ref.norm_rows(x, ww, bb, EPS, centered)
         for a, e in zip(out, want):
             assert_bitwise_equal(a, e, "forward")
         grads = cpu.norm_rows_backward(g, x, out[1], out[2], ww, centered, ww is not None, bb is not None)
@@ -43,7 +46,7 @@ def test_fused_norm_is_the_composition(centered, gen):
     w, b = wide(37, gen=gen).requires_grad_(), wide(37, gen=gen).requires_grad_()
     bias = b if centered else None
     g = wide(11, 37, gen=gen)
-    eps = N.fl32(1e-5)
+    eps = EPS
     fused = N._norm_rows(x, w, bias, eps, centered)[0]
     normalized = (N._normalize(x, [1], eps) if centered else N._rms_normalize(x, [1], eps))[0]
     composed = repdl.mul(normalized, w)
@@ -74,7 +77,7 @@ def test_batch_norm_matches_the_reference(shape, threads, gen, isa):
     torch.set_num_threads(threads)
     try:
         for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
-            out, want = cpu.batch_norm(x, ww, bb, 1e-5), ref.batch_norm(x, ww, bb, 1e-5)
+            out, want = cpu.batch_norm(x, ww, bb, EPS), ref.batch_norm(x, ww, bb, EPS)
             for a, e in zip(out, want):
                 assert_bitwise_equal(a, e, "forward")
             for need_w, need_b in ((ww is not None, bb is not None), (False, False)):
@@ -102,7 +105,7 @@ def test_batch_norm_is_the_composition(shape, backend, gen):
     start_mean, start_var = wide(c, gen=gen), wide(c, gen=gen).abs()
     running_mean = torch.zeros(2 * c)[::2].copy_(start_mean)  # a strided view
     running_var = start_var.clone()
-    eps, n = N.fl32(1e-5), x.numel() // c
+    eps, n = EPS, x.numel() // c
     with repdl.backends.use(backend):
         fused = repdl.batch_norm(x, running_mean, running_var, w, b, True, 0.3)
         normalized, mean, ss, _ = N._normalize(x, dims, eps)
@@ -120,6 +123,45 @@ def test_batch_norm_is_the_composition(shape, backend, gen):
         want_second = torch.autograd.grad(repdl.sum(repdl.mul(want_first[0], want_first[0])), (x, w))
         for a, e in zip(second, want_second):
             assert_bitwise_equal(a, e, "second order")
+
+
+@pytest.mark.parametrize("shape", BATCH_SHAPES)
+def test_batch_norm_evaluation_matches_the_reference(shape, gen, isa):
+    c = shape[1]
+    x = sprinkle(wide(*shape, gen=gen, spread=3), SPECIALS + TINY, gen, 0.002)
+    mean = sprinkle(wide(c, gen=gen), SPECIALS, gen, 0.1)
+    var = sprinkle(wide(c, gen=gen), SPECIALS + TINY, gen, 0.2)  # negative and zero variances too
+    w, b = wide(c, gen=gen), wide(c, gen=gen)
+    for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
+        assert_bitwise_equal(cpu.batch_norm_evaluate(x, mean, var, ww, bb, EPS),
+                             ref.batch_norm_evaluate(x, mean, var, ww, bb, EPS))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+@pytest.mark.parametrize("shape", [(6, 5), (3, 4, 7), (2, 16, 5, 3)])
+def test_batch_norm_evaluation_is_the_composition(shape, backend, gen):
+    """Evaluation-mode batch_norm (one primitive) against (x - running_mean)
+    * rsqrt(running_var + eps), * weight, + bias, in bits: output and the
+    gradients of x, weight and bias, first and second order; the running
+    statistics take none."""
+    c, view = shape[1], (shape[1], *[1] * (len(shape) - 2))
+    x = wide(*shape, gen=gen, spread=2).requires_grad_()
+    w, b = wide(c, gen=gen).requires_grad_(), wide(c, gen=gen).requires_grad_()
+    mean, var = wide(c, gen=gen), wide(c, gen=gen).abs()
+    g = wide(*shape, gen=gen)
+    with repdl.backends.use(backend):
+        fused = repdl.batch_norm(x, mean, var, w, b)
+        rstd = repdl.rsqrt(repdl.add(var, EPS))
+        composed = repdl.add(repdl.mul(repdl.mul(repdl.sub(x, mean.reshape(view)), rstd.reshape(view)),
+                                       w.reshape(view)), b.reshape(view))
+        assert_bitwise_equal(fused, composed)
+        first = torch.autograd.grad(fused, (x, w, b), g, create_graph=True)
+        want_first = torch.autograd.grad(composed, (x, w, b), g, create_graph=True)
+        for a, e in zip(first, want_first):
+            assert_bitwise_equal(a, e, "gradient")
+        (second,) = torch.autograd.grad(repdl.sum(repdl.mul(first[1], first[1])), (x,))
+        (want_second,) = torch.autograd.grad(repdl.sum(repdl.mul(want_first[1], want_first[1])), (x,))
+        assert_bitwise_equal(second, want_second, "second order")
 
 
 @pytest.mark.parametrize("backend", ["cpu", "reference"])

@@ -14,6 +14,7 @@ void backward_rows(const Rows& p, const float* g, const float* x, const float* m
 void forward_channels(const Channels& p, const float* x, float* y, float* mean, float* ss, float* rstd);
 void backward_channels(const Channels& p, const float* g, const float* x, const float* mean, const float* rstd,
                        float* dx, float* dw, float* db);
+void evaluate_channels(const Channels& p, const float* x, const float* mean, const float* var, float* y);
 }  // namespace generic_row
 namespace avx2_row {
 void forward_rows(const Rows& p, const float* x, float* y, float* mean, float* rstd);
@@ -22,6 +23,7 @@ void backward_rows(const Rows& p, const float* g, const float* x, const float* m
 void forward_channels(const Channels& p, const float* x, float* y, float* mean, float* ss, float* rstd);
 void backward_channels(const Channels& p, const float* g, const float* x, const float* mean, const float* rstd,
                        float* dx, float* dw, float* db);
+void evaluate_channels(const Channels& p, const float* x, const float* mean, const float* var, float* y);
 }  // namespace avx2_row
 
 void forward(const Rows& p, const float* x, float* y, float* mean, float* rstd) {
@@ -52,6 +54,13 @@ void backward(const Channels& p, const float* g, const float* x, const float* me
   if (avx2_active()) return avx2_row::backward_channels(p, g, x, mean, rstd, dx, dw, db);
 #endif
   generic_row::backward_channels(p, g, x, mean, rstd, dx, dw, db);
+}
+
+void evaluate(const Channels& p, const float* x, const float* mean, const float* var, float* y) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (avx2_active()) return avx2_row::evaluate_channels(p, x, mean, var, y);
+#endif
+  generic_row::evaluate_channels(p, x, mean, var, y);
 }
 
 void update_running(int64_t C, float keep, float take, float n_less_one, float* running_mean, float* running_var,

@@ -52,6 +52,9 @@ void forward(const Channels& p, const float* x, float* y, float* mean, float* ss
 // dx always; dw and db (C floats) when not nullptr.
 void backward(const Channels& p, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
               float* dw, float* db);
+// Evaluation: y = ((x - mean) * rsqrt(var + eps)) * w + b from the running
+// statistics (one float per channel each), every sample on its own.
+void evaluate(const Channels& p, const float* x, const float* mean, const float* var, float* y);
 
 // The running statistics' update, in place: running = running * keep + stat *
 // take (keep = fl32(1 - momentum), take = fl32(momentum); two products, one

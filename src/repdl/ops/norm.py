@@ -202,6 +202,44 @@ _batch_norm = primitive("batch_norm", _batch_norm_impl, _batch_norm_fake, setup_
                         backward=_batch_norm_backward)
 
 
+# Evaluation mode from the running statistics: one pass on the CPU
+# (csrc/norm/channels.inc) with the bits of (x - mean) * rsqrt(var + eps),
+# * weight, + bias; the statistics take no gradient (torch's are buffers).
+
+def _batch_norm_eval_impl(x: Tensor, mean: Tensor, var: Tensor, w: Optional[Tensor], b: Optional[Tensor],
+                          eps: float) -> Tensor:
+    return backends.for_tensor(x).batch_norm_evaluate(x, mean, var, w, b, eps)
+
+
+def _batch_norm_eval_fake(x, mean, var, w, b, eps):
+    return torch.empty_like(x)
+
+
+def _batch_norm_eval_setup(ctx, inputs, output):
+    x, mean, var, w, b, eps = inputs
+    ctx.eps, ctx.has_w, ctx.has_b = eps, w is not None, b is not None
+    ctx.save_for_backward(x, mean, var, w)
+
+
+def _batch_norm_eval_backward(ctx, g):
+    """The composition's gradients, by its primitives (so a graph of them
+    can be built): dx = (g * w) * rstd, dw = seqsum(g * xhat), db = seqsum(g)."""
+    x, mean, var, w = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    shape, dims = _channel_shape(x), [0, *range(2, x.dim())]
+    rstd = elementwise.rsqrt(P.add(var, ctx.eps)).reshape(shape)
+    dx = P.mul(g if w is None else P.mul(g, w.reshape(shape)), rstd) if need[0] else None
+    dw = None
+    if ctx.has_w and need[3]:
+        dw = reductions._sum(P.mul(g, P.mul(P.sub(x, mean.reshape(shape)), rstd)), dims, False, "sequential")
+    db = reductions._sum(g, dims, False, "sequential") if ctx.has_b and need[4] else None
+    return dx, None, None, dw, db, None
+
+
+_batch_norm_eval = primitive("batch_norm_eval", _batch_norm_eval_impl, _batch_norm_eval_fake,
+                             setup_context=_batch_norm_eval_setup, backward=_batch_norm_eval_backward)
+
+
 # ---- arguments -------------------------------------------------------------------------------
 
 def _eps(op, eps):
@@ -320,14 +358,12 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
         _check_param("batch_norm", name, t, c)
     _checks.check_same_device("batch_norm", input=input, weight=weight, bias=bias, running_mean=running_mean,
                               running_var=running_var)
-    shape = _channel_shape(input)
     e = _eps("batch_norm", eps)
     if not training:
         if running_mean is None or running_var is None:
             raise RuntimeError("repdl.batch_norm: running_mean and running_var must be given when training=False")
-        rstd = elementwise.rsqrt(P.add(running_var.detach(), e))
-        y = P.mul(P.sub(input, running_mean.detach().reshape(shape)), rstd.reshape(shape))
-        return _affine(y, weight, bias, shape)
+        return _batch_norm_eval(input, _flat(running_mean, c), _flat(running_var, c), _flat(weight, c),
+                                _flat(bias, c), e)
     dims = [0, *range(2, input.dim())]
     n = _count(input, dims)
     if n <= 1:

@@ -59,6 +59,18 @@ def batch_norm(x, w, b, eps: float):
     return y, mean, ss, rstd
 
 
+def batch_norm_evaluate(x, mean, var, w, b, eps: float):
+    """y = ((x - mean) * rsqrt(var + eps)) * w + b for x (N, C, *spatial)."""
+    x, mean, var = x.contiguous(), mean.contiguous(), var.contiguous()
+    w = None if w is None else w.contiguous()
+    b = None if b is None else b.contiguous()
+    N, C, L = _channels(x)
+    y = torch.empty_like(x)
+    _C.batch_norm_evaluate(N, C, L, bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), mean.data_ptr(), var.data_ptr(),
+                           y.data_ptr())
+    return y
+
+
 def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
     """(dx, dw or None, db or None)."""
     g, x = g.contiguous(), x.contiguous()

@@ -71,6 +71,16 @@ def _channel_count(x):
     return _fl32(x, math.prod(x.shape[:1] + x.shape[2:]))
 
 
+def _normalized(x, mean, rstd, w, b):
+    """((x - mean) * rstd) * w + b, per channel."""
+    y = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+    if w is not None:
+        y = arith.binary("mul", y, _per_channel(w, x))
+    if b is not None:
+        y = arith.binary("add", y, _per_channel(b, x))
+    return y
+
+
 def batch_norm(x, w, b, eps: float):
     """(y, mean, ss, rstd): mean = seqsum(x) / n, ss = fmachain(d, d) with
     d = x - mean, rstd = rsqrt(ss / n + eps), y = ((x - mean) * rstd) * w + b,
@@ -79,12 +89,13 @@ def batch_norm(x, w, b, eps: float):
     mean = arith.binary("div", reductions.sum(x, dims, False, order="sequential"), n)
     ss = reductions.sqdev(x, mean, dims, False)
     rstd = elementwise.rsqrt(arith.binary_scalar("add", arith.binary("div", ss, n), eps, False))
-    y = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
-    if w is not None:
-        y = arith.binary("mul", y, _per_channel(w, x))
-    if b is not None:
-        y = arith.binary("add", y, _per_channel(b, x))
-    return y, mean, ss, rstd
+    return _normalized(x, mean, rstd, w, b), mean, ss, rstd
+
+
+def batch_norm_evaluate(x, mean, var, w, b, eps: float):
+    """Evaluation from the running statistics: y = ((x - mean) * rsqrt(var +
+    eps)) * w + b, every sample on its own."""
+    return _normalized(x, mean, elementwise.rsqrt(arith.binary_scalar("add", var, eps, False)), w, b)
 
 
 def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
