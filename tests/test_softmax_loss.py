@@ -51,10 +51,19 @@ def test_nan_payloads_come_out_canonical(gen, isa):
             assert bool((lse[lse.isnan()].view(torch.int32) == 0x7FC00000).all())
 
 
-def test_long_line_softmax(gen, isa):
-    x = wide(2, 70_000, gen=gen, spread=2)  # longer than the grouped-line limit
-    for log in (False, True):
-        assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log))
+# Lines longer than 32768 go as many to a group as fit 8 x 32768 floats:
+# 5 of 70000 as 3 + 2, 7 of 40000 as 6 + 1 (on 2 threads 4 + 3), one of 300000.
+@pytest.mark.parametrize("shape", [(5, 70_000), (7, 40_000), (1, 300_000)], ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_long_line_softmax(shape, threads, gen, isa):
+    x = wide(*shape, gen=gen, spread=2)
+    saved = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for log in (False, True):
+            assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log))
+    finally:
+        torch.set_num_threads(saved)
 
 
 def test_special_rows(isa):

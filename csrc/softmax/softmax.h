@@ -4,6 +4,9 @@
 // y at the same offsets as x; logsumexp writes one value per line, densely.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "reduce/reduce.h"
 
 namespace repdl {
@@ -48,13 +51,18 @@ constexpr int kGroup = 8;
 constexpr int kWideGroup = 16;
 constexpr int64_t kWideGroupMaxLine = 1024;
 
-// Lines of up to this length are processed in groups (lines.inc); longer
-// ones one at a time, bounding scratch memory.
+// Lines of up to this length go in groups of kGroup (lines.inc); longer
+// ones in as many as the same scratch holds (kGroup * kGroupMaxLine floats
+// a buffer, 1 MB), at least one: a lone line's sum is one chain waiting on
+// each add, where a few side by side share that wait (a 50K-class
+// vocabulary's loss on a few rows: (4, 50000) took 2.5x torch's time one
+// line at a time).
 constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 
 // The lines per group for lines of length R, forward and backward.
 inline int group_lines(int64_t R) {
-  return R > kGroupMaxLine ? 1 : R <= kWideGroupMaxLine ? kWideGroup : kGroup;
+  if (R <= kWideGroupMaxLine) return kWideGroup;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroup * kGroupMaxLine / R)));
 }
 
 // The line kernels, one table per instruction set (softmax_<isa>.cpp, each
