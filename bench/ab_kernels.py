@@ -117,56 +117,45 @@ def kernel_and_torch(case, shape, step=False, causal=False):
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
 
-def layer_norm_step(x, g, w, b):
-    """layer_norm (weight and bias) forward and backward as a step runs
-    them (as softmax_step): (run(C, out) -> dx, torch's call)."""
-    rows, n = x.shape
+def norm_step(kernels, shape, stats, params, x, g, w, b, torch_norm):
+    """A normalisation with weight and bias, forward and backward as a step
+    runs them (as softmax_step): (run(C, out) -> dx, torch's call).  The
+    kernels are C.<kernels>_forward(*shape, eps, w, b, x, y, *stats) and
+    C.<kernels>_backward(*shape, 0, w, 0, g, x, mean, rstd, dx, dw, db),
+    mean and rstd the first and last of the forward's `stats` (their
+    lengths); dw and db have `params` floats."""
     eps = bits32(1e-5)
     held = {}
 
     def run(C, out):
-        y, mean, rstd = torch.empty_like(x), torch.empty(rows), torch.empty(rows)
-        C.norm_forward(rows, n, True, eps, w.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr(), mean.data_ptr(),
-                       rstd.data_ptr())
-        dx, dw, db = torch.empty_like(x), torch.empty(n), torch.empty(n)
-        C.norm_backward(rows, n, True, 0, w.data_ptr(), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(),
-                        rstd.data_ptr(), dx.data_ptr(), dw.data_ptr(), db.data_ptr())
+        y, outs = torch.empty_like(x), [torch.empty(n) for n in stats]
+        getattr(C, f"{kernels}_forward")(*shape, eps, w.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr(),
+                                         *(t.data_ptr() for t in outs))
+        dx, dw, db = torch.empty_like(x), torch.empty(params), torch.empty(params)
+        getattr(C, f"{kernels}_backward")(*shape, 0, w.data_ptr(), 0, g.data_ptr(), x.data_ptr(), outs[0].data_ptr(),
+                                          outs[-1].data_ptr(), dx.data_ptr(), dw.data_ptr(), db.data_ptr())
         held[C] = y, dx, dw, db
         return dx
 
     leaves = [t.detach().requires_grad_() for t in (x, w, b)]
 
     def torch_call():
-        y = torch.nn.functional.layer_norm(leaves[0], (n,), leaves[1], leaves[2])
+        y = torch_norm(*leaves)
         held[torch] = y, torch.autograd.grad(y, leaves, g)
 
     return run, torch_call
+
+
+def layer_norm_step(x, g, w, b):
+    rows, n = x.shape
+    return norm_step("norm", (rows, n, True), (rows, rows), n, x, g, w, b,
+                     lambda a, c, d: torch.nn.functional.layer_norm(a, (n,), c, d))
 
 
 def batch_norm_step(x, g, w, b):
-    """batch_norm in training (weight and bias) forward and backward as a
-    step runs them (as softmax_step): (run(C, out) -> dx, torch's call)."""
     n, c, length = x.shape
-    eps = bits32(1e-5)
-    held = {}
-
-    def run(C, out):
-        y, mean, ss, rstd = torch.empty_like(x), torch.empty(c), torch.empty(c), torch.empty(c)
-        C.batch_norm_forward(n, c, length, eps, w.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr(),
-                             mean.data_ptr(), ss.data_ptr(), rstd.data_ptr())
-        dx, dw, db = torch.empty_like(x), torch.empty(c), torch.empty(c)
-        C.batch_norm_backward(n, c, length, 0, w.data_ptr(), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(),
-                              rstd.data_ptr(), dx.data_ptr(), dw.data_ptr(), db.data_ptr())
-        held[C] = y, dx, dw, db
-        return dx
-
-    leaves = [t.detach().requires_grad_() for t in (x, w, b)]
-
-    def torch_call():
-        y = torch.nn.functional.batch_norm(leaves[0], None, None, leaves[1], leaves[2], True)
-        held[torch] = y, torch.autograd.grad(y, leaves, g)
-
-    return run, torch_call
+    return norm_step("batch_norm", (n, c, length), (c, c, c), c, x, g, w, b,
+                     lambda a, c_, d: torch.nn.functional.batch_norm(a, None, None, c_, d, True))
 
 
 def softmax_step(kind, x, g):

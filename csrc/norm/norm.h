@@ -56,6 +56,20 @@ void backward(const Channels& p, const float* g, const float* x, const float* me
 // statistics (one float per channel each), every sample on its own.
 void evaluate(const Channels& p, const float* x, const float* mean, const float* var, float* y);
 
+// The kernels of one instruction set (norm_<isa>.cpp: rows.inc and
+// channels.inc compiled for it), behind the entry points above.
+struct Kernels {
+  void (*forward_rows)(const Rows&, const float* x, float* y, float* mean, float* rstd);
+  void (*backward_rows)(const Rows&, const float* g, const float* x, const float* mean, const float* rstd,
+                        float* dx, float* dw, float* db);
+  void (*forward_channels)(const Channels&, const float* x, float* y, float* mean, float* ss, float* rstd);
+  void (*backward_channels)(const Channels&, const float* g, const float* x, const float* mean,
+                            const float* rstd, float* dx, float* dw, float* db);
+  void (*evaluate_channels)(const Channels&, const float* x, const float* mean, const float* var, float* y);
+};
+extern const Kernels kGenericKernels;
+extern const Kernels kAvx2Kernels;  // x86 only
+
 // The running statistics' update, in place: running = running * keep + stat *
 // take (keep = fl32(1 - momentum), take = fl32(momentum); two products, one
 // sum), stat the batch mean, or the unbiased variance ss / fl32(n - 1) for

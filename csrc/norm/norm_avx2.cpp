@@ -21,6 +21,9 @@ namespace avx2_row {
 #include "norm/rows.inc"
 #include "norm/channels.inc"
 }  // namespace avx2_row
+
+const Kernels kAvx2Kernels = {avx2_row::forward_rows, avx2_row::backward_rows, avx2_row::forward_channels,
+                              avx2_row::backward_channels, avx2_row::evaluate_channels};
 }  // namespace norm
 }  // namespace repdl
 #endif

@@ -16,5 +16,8 @@ namespace generic_row {
 #include "norm/rows.inc"
 #include "norm/channels.inc"
 }  // namespace generic_row
+
+const Kernels kGenericKernels = {generic_row::forward_rows, generic_row::backward_rows, generic_row::forward_channels,
+                                 generic_row::backward_channels, generic_row::evaluate_channels};
 }  // namespace norm
 }  // namespace repdl

@@ -71,22 +71,21 @@ def pair(make_model, make_opt, loss, x, y):
 LOSSES = (torch.nn.functional.cross_entropy, repdl.nn.functional.cross_entropy)
 
 
-def lenet_case(quick):
-    g = repdl.random.Generator(1)
-    n = 20 if quick else 100
-    x = repdl.random.randn(n, 1, 28, 28, generator=g)
+def _image_case(seed, make_model, n, image):
+    """SGD with momentum on n random images of shape `image`, ten classes."""
+    g = repdl.random.Generator(seed)
+    x = repdl.random.randn(n, *image, generator=g)
     y = repdl.random.randint(0, 10, (n,), generator=g)
-    return pair(lambda fw: lenet(repdl.nn if fw == "repdl" else torch.nn),
+    return pair(lambda fw: make_model(repdl.nn if fw == "repdl" else torch.nn),
                 lambda optim, m: optim.SGD(m.parameters(), lr=0.01, momentum=0.9), LOSSES, x, y)
+
+
+def lenet_case(quick):
+    return _image_case(1, lenet, 20 if quick else 100, (1, 28, 28))
 
 
 def batchnorm_cnn_case(quick):
-    g = repdl.random.Generator(4)
-    n = 8 if quick else 32
-    x = repdl.random.randn(n, 3, 32, 32, generator=g)
-    y = repdl.random.randint(0, 10, (n,), generator=g)
-    return pair(lambda fw: batchnorm_cnn(repdl.nn if fw == "repdl" else torch.nn),
-                lambda optim, m: optim.SGD(m.parameters(), lr=0.01, momentum=0.9), LOSSES, x, y)
+    return _image_case(4, batchnorm_cnn, 8 if quick else 32, (3, 32, 32))
 
 
 def transformer_case(quick):
