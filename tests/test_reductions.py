@@ -51,6 +51,36 @@ def test_rows_kernels_match_reference(rows, n, gen, isa):
         assert_bitwise_equal(cpu.sum(a, (1,), False, order=order), ref.sum(a, (1,), False, order=order), order)
 
 
+# Sequential chains over dims on both sides of a kept one take an outer
+# reduced index, continued call by call, instead of a copy: rows segments
+# (NCHW over (0, 2, 3): sixteen channels, then the last eight overlapping,
+# or fewer than eight) and columns segments (the same reduction with the
+# tensor laid out as (H, W, N, C): channels innermost, samples outside
+# them, positions outermost).
+@pytest.mark.parametrize("shape", [(3, 20, 5, 7), (2, 9, 4, 257), (5, 3, 2, 2), (4, 33, 1, 3)], ids=str)
+def test_outer_reduced_index_matches_reference(shape, gen, isa):
+    from repdl.backends._views import NO_OUTER, reduction_view
+
+    x = sprinkle(wide(*shape, gen=gen), SPECIALS, gen, 0.02)
+    y = sprinkle(wide(*shape, gen=gen), SPECIALS, gen, 0.02)
+    dims = (0, 2, 3)
+    def hwnc(t):
+        return t.permute(2, 3, 0, 1).contiguous().permute(2, 3, 0, 1)
+
+    for name, xv, yv in (("NCHW", x, y), ("HWNC", hwnc(x), hwnc(y))):
+        v = reduction_view(xv, dims, True)
+        assert v.perm is None and v.outer != NO_OUTER, name  # no copy: the path under test
+        for keepdim in (False, True):
+            assert_bitwise_equal(cpu.sum(xv, dims, keepdim, order="sequential"),
+                                 ref.sum(xv, dims, keepdim, order="sequential"), f"sum {name}")
+            assert_bitwise_equal(cpu.mean(xv, dims, keepdim), ref.mean(xv, dims, keepdim), f"mean {name}")
+        m = ref.mean(xv, dims, False)
+        assert_bitwise_equal(cpu.sqdev(xv, m, dims, False), ref.sqdev(xv, m, dims, False), f"sqdev {name}")
+        assert_bitwise_equal(cpu.sumprod(xv, yv, dims, False), ref.sumprod(xv, yv, dims, False), f"sumprod {name}")
+        assert_bitwise_equal(cpu.sum(xv, dims, False, order="pairwise"), ref.sum(xv, dims, False, order="pairwise"),
+                             f"pairwise {name} (a copy)")
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_mean_matches_reference(shape, gen, isa):
     """The CPU's mean (the sum and its division in one kernel call) against

@@ -22,6 +22,12 @@ struct View {
   int64_t P1, s1;  // outer kept group
   int64_t P0, s0;  // inner kept group
   int64_t R, sr;   // reduced index
+  // An outer reduced index, for reduced dims on both sides of a kept one
+  // (a convolution bias's or a per-channel weight's sums over (0, 2, 3)):
+  // each chain runs over (r1, r) with r1 outer, continued call by call
+  // (sequential chains only: sum's sequential order, mean, sqdev, sumprod;
+  // dot and extremum take views without one).
+  int64_t R1 = 1, sr1 = 0;
 };
 
 // One run of outputs along i0: n outputs whose chains start at base + i*s0.
@@ -36,18 +42,18 @@ enum class Order { sequential = 0, pairwise = 1 };
 // contiguous memory), `cols` kernels require s0 == 1 (neighbouring outputs
 // are neighbours in memory); `any` kernels take every layout.
 struct Kernels {
-  // With accumulate (sequential order only), the rows kernels continue each
+  // With accumulate (sequential order only), the kernels continue each
   // chain from the value already in out: a chain split into several calls
   // (batch norm's, sample by sample) gives the bits of one call.
   void (*sum_rows)(const Segment&, Order, float* out, bool accumulate);
-  void (*sum_cols)(const Segment&, Order, float* out);
+  void (*sum_cols)(const Segment&, Order, float* out, bool accumulate);
   void (*sqdev_rows)(const Segment&, const float* mean, float* out, bool accumulate);
-  void (*sqdev_cols)(const Segment&, const float* mean, float* out);
+  void (*sqdev_cols)(const Segment&, const float* mean, float* out, bool accumulate);
   // out[i] = fmachain over r of (a element (i, r), b element (i, r)); b has
   // a's layout, its segment starting at b_base.  The rows kernel asks for
   // `ahead`'s lines as it goes (softmax's backward: the next group's lines).
   void (*sumprod_rows)(const Segment& a, const float* b_base, float* out, bool accumulate, AheadIntoL2 ahead);
-  void (*sumprod_cols)(const Segment& a, const float* b_base, float* out);
+  void (*sumprod_cols)(const Segment& a, const float* b_base, float* out, bool accumulate);
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride]),
   // starting from +0.0 or, with accumulate, continuing from out[i]
   void (*dot_rows)(const Segment&, const float* v, int64_t v_stride, float* out, bool accumulate);

@@ -6,7 +6,10 @@ element (i1, i0, r) sits at offset i1*s1 + i0*s0 + r*sr.  Row-major order
 over D is the order of r, so the chain order of the contract is untouched.
 When the dims do not coalesce (for example reducing dims 0 and 2 of a
 transposed view), x is first copied into (kept..., reduced...) order: a copy
-moves values, so it cannot change bits.
+moves values, so it cannot change bits.  Sequential chains may instead take
+reduced dims on both sides of the kept ones as two reduced indices, the
+outer one (R1, sr1) continuing the chains call by call in the kernels (a
+sum over (0, 2, 3) of an (N, C, H, W) tensor: no copy).
 """
 import math
 from typing import NamedTuple
@@ -19,6 +22,10 @@ class ReductionView(NamedTuple):
     args: tuple          # the kernels' view arguments: (x's data pointer, P1, s1, P0, s0, R, sr)
     out_shape: tuple     # kept sizes (keepdim=False order; a torch.Size or a tuple)
     perm: tuple          # None: x is the original; else x is a copy whose dims are the original's dims perm
+    outer: tuple         # (R1, sr1): the outer reduced index, or NO_OUTER
+
+
+NO_OUTER = (1, 0)
 
 
 # Built with tuple.__new__: the NamedTuple's own constructor is a Python
@@ -48,8 +55,10 @@ def coalesced(x, dims):
     return out
 
 
-def reduction_view(x: torch.Tensor, dims) -> ReductionView:
-    """The view of reducing `dims` (sorted, distinct) of a non-empty x."""
+def reduction_view(x: torch.Tensor, dims, outer: bool = False) -> ReductionView:
+    """The view of reducing `dims` (sorted, distinct) of a non-empty x; with
+    `outer` (sequential chains), reduced dims in two groups take an outer
+    reduced index rather than a copy."""
     numel = x.numel()
     assert numel > 0, "empty reductions are answered without a kernel"
     n, k = x.dim(), len(dims)
@@ -59,10 +68,10 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
         # A whole tensor is one line of numel (no shape to slice: 0.2 us of
         # a small sum); the kept sizes stay a torch.Size, a tuple already.
         if k == n:
-            return _new_view(ReductionView, (x, row_lines(x, numel, numel), (), None))
+            return _new_view(ReductionView, (x, row_lines(x, numel, numel), (), None, NO_OUTER))
         shape = x.shape
         R = shape[-1] if k == 1 else math.prod(shape[n - k:])
-        return _new_view(ReductionView, (x, row_lines(x, numel, R), shape[:n - k], None))
+        return _new_view(ReductionView, (x, row_lines(x, numel, R), shape[:n - k], None, NO_OUTER))
     if k and not 0 <= dims[0] <= dims[-1] < n:
         # (a negative dim would make a view whose lines run past x's memory)
         raise ValueError(f"reduction_view: dims must be sorted and in [0, {n}), got {tuple(dims)}")
@@ -71,15 +80,19 @@ def reduction_view(x: torch.Tensor, dims) -> ReductionView:
     R = math.prod(x.shape[d] for d in dims)
     red, keep = coalesced(x, dims), coalesced(x, kept)
     perm = None
-    if len(red) > 1 or len(keep) > 2:
+    if len(red) > (2 if outer else 1) or len(keep) > 2:
         perm = kept + tuple(dims)
         x = x.permute(*perm).contiguous()
         n = len(kept)
         red, keep = coalesced(x, range(n, x.dim())), coalesced(x, range(n))
+    outer_index = NO_OUTER
+    if len(red) == 2:
+        outer_index, red = red[0], red[1:]
+        R //= outer_index[0]
     ((_, sr),) = red or [(1, 0)]
     keep = [(1, 0)] * (2 - len(keep)) + keep
     (P1, s1), (P0, s0) = keep
-    return _new_view(ReductionView, (x, (x.data_ptr(), P1, s1, P0, s0, R, sr), out_shape, perm))
+    return _new_view(ReductionView, (x, (x.data_ptr(), P1, s1, P0, s0, R, sr), out_shape, perm, outer_index))
 
 
 def keepdim_shape(shape, dims) -> tuple:
