@@ -55,12 +55,13 @@ PyObject* py_channels_evaluate(PyObject*, PyObject* args) {
   });
 }
 
-// batch_norm_running(C, keep_bits, take_bits, n_less_one_bits, running_mean, running_var, mean, ss):
-// either running pointer may be 0
+// batch_norm_running(C, keep_bits, take_bits, n_less_one_bits, running_mean, running_var, mean, ss, new_mean,
+// new_var)
 PyObject* py_update_running(PyObject*, PyObject* args) {
-  return run_without_gil(args, 8, [](const std::vector<int64_t>& v) {
-    norm::update_running(v[0], float_from_bits(v[1]), float_from_bits(v[2]), float_from_bits(v[3]), as_ptr<float>(v[4]),
-                         as_ptr<float>(v[5]), as_ptr<const float>(v[6]), as_ptr<const float>(v[7]));
+  return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
+    norm::update_running(v[0], float_from_bits(v[1]), float_from_bits(v[2]), float_from_bits(v[3]),
+                         as_ptr<const float>(v[4]), as_ptr<const float>(v[5]), as_ptr<const float>(v[6]),
+                         as_ptr<const float>(v[7]), as_ptr<float>(v[8]), as_ptr<float>(v[9]));
   });
 }
 
@@ -70,7 +71,7 @@ const PyMethodDef kMethods[] = {
     {"batch_norm_forward", py_channels_forward, METH_VARARGS,
      "Batch normalisation's training forward over (N, C, L), with the affine step."},
     {"batch_norm_backward", py_channels_backward, METH_VARARGS, "Its backward: dx, dw and db."},
-    {"batch_norm_running", py_update_running, METH_VARARGS, "The running statistics' update, in place."},
+    {"batch_norm_running", py_update_running, METH_VARARGS, "The running statistics' new values."},
     {"batch_norm_evaluate", py_channels_evaluate, METH_VARARGS,
      "Batch normalisation's evaluation mode over (N, C, L) from the running statistics."},
     {nullptr, nullptr, 0, nullptr},

@@ -38,12 +38,12 @@ void evaluate(const Channels& p, const float* x, const float* mean, const float*
   active_kernels().evaluate_channels(p, x, mean, var, y);
 }
 
-void update_running(int64_t C, float keep, float take, float n_less_one, float* running_mean, float* running_var,
-                    const float* mean, const float* ss) {
+void update_running(int64_t C, float keep, float take, float n_less_one, const float* running_mean,
+                    const float* running_var, const float* mean, const float* ss, float* new_mean, float* new_var) {
   IeeeFpGuard guard;
   for (int64_t c = 0; c < C; ++c) {
-    if (running_mean != nullptr) running_mean[c] = canonical_nan(running_mean[c] * keep + mean[c] * take);
-    if (running_var != nullptr) running_var[c] = canonical_nan(running_var[c] * keep + (ss[c] / n_less_one) * take);
+    new_mean[c] = canonical_nan(running_mean[c] * keep + mean[c] * take);
+    new_var[c] = canonical_nan(running_var[c] * keep + (ss[c] / n_less_one) * take);
   }
 }
 

@@ -70,12 +70,12 @@ struct Kernels {
 extern const Kernels kGenericKernels;
 extern const Kernels kAvx2Kernels;  // x86 only
 
-// The running statistics' update, in place: running = running * keep + stat *
-// take (keep = fl32(1 - momentum), take = fl32(momentum); two products, one
-// sum), stat the batch mean, or the unbiased variance ss / fl32(n - 1) for
-// running_var.  Either running pointer may be nullptr.
-void update_running(int64_t C, float keep, float take, float n_less_one, float* running_mean, float* running_var,
-                    const float* mean, const float* ss);
+// The running statistics' update: new = running * keep + stat * take (keep
+// = fl32(1 - momentum), take = fl32(momentum); two products, one sum), stat
+// the batch mean, or the unbiased variance ss / fl32(n - 1) for the
+// variance.  C floats each.
+void update_running(int64_t C, float keep, float take, float n_less_one, const float* running_mean,
+                    const float* running_var, const float* mean, const float* ss, float* new_mean, float* new_var);
 
 }  // namespace norm
 }  // namespace repdl

@@ -151,13 +151,37 @@ def _norm_rows_backward(ctx, g, *unused):
         dw = reductions._sum(P.mul(g, y), [0], False, "sequential") if ctx.has_w and need[1] else None
         db = reductions._sum(g, [0], False, "sequential") if ctx.has_b and need[2] else None
         return dx, dw, db, None, None
-    dx, dw, db = backends.for_tensor(g).norm_rows_backward(g, x, mean, rstd, w, ctx.centered,
-                                                            ctx.has_w and need[1], ctx.has_b and need[2])
-    return dx, dw, db, None, None
+    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
+    dx, dw, db = _norm_rows_grad(g, x, mean, rstd, w, ctx.centered, need_w, need_b)
+    return dx, dw if need_w else None, db if need_b else None, None, None
 
 
 _norm_rows = primitive("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_norm_rows_setup,
                        backward=_norm_rows_backward)
+
+
+# The fused backward kernels are primitives of their own, so that a compiled
+# graph's backward (AOT autograd traces it with fake tensors) holds them as
+# opaque ops rather than reaching their data pointers.  A custom op returns
+# tensors only: a parameter gradient not asked for comes back empty (and is
+# dropped by the caller).
+
+def _parameter_grads(dw, db, like):
+    return (like.new_empty(0) if dw is None else dw), (like.new_empty(0) if db is None else db)
+
+
+def _norm_rows_grad_impl(g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Optional[Tensor], centered: bool,
+                         need_w: bool, need_b: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    dx, dw, db = backends.for_tensor(g).norm_rows_backward(g, x, mean, rstd, w, centered, need_w, need_b)
+    return (dx, *_parameter_grads(dw, db, rstd))
+
+
+def _norm_rows_grad_fake(g, x, mean, rstd, w, centered, need_w, need_b):
+    n = x.shape[1]
+    return torch.empty_like(x), x.new_empty(n if need_w else 0), x.new_empty(n if need_b else 0)
+
+
+_norm_rows_grad = primitive("norm_rows_grad", _norm_rows_grad_impl, _norm_rows_grad_fake)
 
 
 # Batch normalisation in training over x (N, C, *spatial): one primitive
@@ -193,13 +217,43 @@ def _batch_norm_backward(ctx, g, *unused):
         dw = reductions._sum(P.mul(g, y), dims, False, "sequential") if ctx.has_w and need[1] else None
         db = reductions._sum(g, dims, False, "sequential") if ctx.has_b and need[2] else None
         return dx, dw, db, None
-    dx, dw, db = backends.for_tensor(g).batch_norm_backward(g, x, mean, rstd, w, ctx.has_w and need[1],
-                                                             ctx.has_b and need[2])
-    return dx, dw, db, None
+    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
+    dx, dw, db = _batch_norm_grad(g, x, mean, rstd, w, need_w, need_b)
+    return dx, dw if need_w else None, db if need_b else None, None
 
 
 _batch_norm = primitive("batch_norm", _batch_norm_impl, _batch_norm_fake, setup_context=_batch_norm_setup,
                         backward=_batch_norm_backward)
+
+
+def _batch_norm_grad_impl(g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Optional[Tensor], need_w: bool,
+                          need_b: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    dx, dw, db = backends.for_tensor(g).batch_norm_backward(g, x, mean, rstd, w, need_w, need_b)
+    return (dx, *_parameter_grads(dw, db, rstd))
+
+
+def _batch_norm_grad_fake(g, x, mean, rstd, w, need_w, need_b):
+    c = x.shape[1]
+    return torch.empty_like(x), x.new_empty(c if need_w else 0), x.new_empty(c if need_b else 0)
+
+
+_batch_norm_grad = primitive("batch_norm_grad", _batch_norm_grad_impl, _batch_norm_grad_fake)
+
+
+# The running statistics' new values, one call for both (a pure op: the
+# caller copies them in, which compiled graphs trace as the buffers'
+# mutation): running * keep + stat * take, the variance's stat ss / (n - 1).
+
+def _running_impl(running_mean: Tensor, running_var: Tensor, mean: Tensor, ss: Tensor, keep: float, take: float,
+                  n_less_one: float) -> Tuple[Tensor, Tensor]:
+    return backends.for_tensor(mean).batch_norm_running(running_mean, running_var, mean, ss, keep, take, n_less_one)
+
+
+def _running_fake(running_mean, running_var, mean, ss, keep, take, n_less_one):
+    return torch.empty_like(mean), torch.empty_like(mean)
+
+
+_running_statistics = primitive("batch_norm_running", _running_impl, _running_fake)
 
 
 # Evaluation mode from the running statistics: one pass on the CPU
@@ -371,10 +425,14 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
                          f"size {tuple(input.shape)}")
     y, mean, ss, _ = _batch_norm(input, _flat(weight, c), _flat(bias, c), e)
     if (running_mean is not None or running_var is not None) and momentum is not None:
-        # running * fl32(1 - momentum) + stat * fl32(momentum), momentum a Python
-        # float; mean and ss carry no graph, so the update records none
-        backends.for_tensor(mean).batch_norm_running(running_mean, running_var, mean, ss, fl32(1.0 - momentum),
-                                                     fl32(momentum), fl32(n - 1))
+        # momentum a Python float; a missing running tensor's place is taken by
+        # its statistic (its new value unused)
+        new_mean, new_var = _running_statistics(mean if running_mean is None else _flat(running_mean, c),
+                                                ss if running_var is None else _flat(running_var, c), mean, ss,
+                                                fl32(1.0 - momentum), fl32(momentum), fl32(n - 1))
+        for running, new in ((running_mean, new_mean), (running_var, new_var)):
+            if running is not None:  # detached: a buffer's update records no graph (torch.no_grad costs 1.5 us)
+                running.detach().copy_(new if running.dim() == 1 else new.reshape(running.shape))
     return y
 
 

@@ -85,11 +85,11 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
 
 
 def batch_norm_running(running_mean, running_var, mean, ss, keep: float, take: float, n_less_one: float):
-    """running = running * keep + stat * take in place, stat the mean and
-    ss / n_less_one (either running tensor may be None)."""
-    targets = [t if t is None or t.is_contiguous() else t.contiguous() for t in (running_mean, running_var)]
-    _C.batch_norm_running(mean.numel(), bits32(keep), bits32(take), bits32(n_less_one), _ptr(targets[0]),
-                          _ptr(targets[1]), mean.data_ptr(), ss.data_ptr())
-    for running, target in zip((running_mean, running_var), targets):
-        if target is not running:
-            running.copy_(target)
+    """(running_mean * keep + mean * take, running_var * keep + ss /
+    n_less_one * take), C floats each."""
+    running_mean, running_var = running_mean.contiguous(), running_var.contiguous()
+    new_mean, new_var = row_major(mean.shape), row_major(mean.shape)
+    _C.batch_norm_running(mean.numel(), bits32(keep), bits32(take), bits32(n_less_one), running_mean.data_ptr(),
+                          running_var.data_ptr(), mean.data_ptr(), ss.data_ptr(), new_mean.data_ptr(),
+                          new_var.data_ptr())
+    return new_mean, new_var

@@ -114,11 +114,10 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
 
 
 def batch_norm_running(running_mean, running_var, mean, ss, keep: float, take: float, n_less_one: float):
-    """running = running * keep + stat * take, in place (keep = fl32(1 -
-    momentum), take = fl32(momentum)); stat the mean, and for running_var
-    the unbiased variance ss / fl32(n - 1)."""
+    """(running_mean * keep + mean * take, running_var * keep + (ss /
+    n_less_one) * take): keep = fl32(1 - momentum), take = fl32(momentum),
+    the variance's statistic unbiased."""
     variance = arith.binary_scalar("div", ss, n_less_one, False)
-    for running, stat in ((running_mean, mean), (running_var, variance)):
-        if running is not None:
-            kept = arith.binary_scalar("mul", running.reshape(stat.shape), keep, False)
-            running.copy_(arith.binary("add", kept, arith.binary_scalar("mul", stat, take, False)).reshape(running.shape))
+    return tuple(arith.binary("add", arith.binary_scalar("mul", running, keep, False),
+                              arith.binary_scalar("mul", stat, take, False))
+                 for running, stat in ((running_mean, mean), (running_var, variance)))
