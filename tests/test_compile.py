@@ -6,6 +6,7 @@ import pytest
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
+import repdl
 from repdl.testing import assert_bitwise_equal
 from repdl.verify import pattern
 
@@ -53,7 +54,6 @@ def test_compiled_backward_equals_eager():
     """A compiled forward and backward (AOT autograd through the custom ops'
     registered gradients): silu's, whose primitive returns sigmoid(x) beside
     silu(x) for the backward, and gelu's, give the eager gradient's bits."""
-    import repdl
     x, g = base(), pattern(8, 6, salt=5)
     for fn in (repdl.silu, repdl.gelu):
         a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
@@ -71,7 +71,6 @@ def test_compiled_norm_training_equals_eager(name):
     fake tensor's data pointer under AOT autograd: LayerNorm's compiled
     backward failed so), and batch norm's running statistics, new values
     from an op copied into the buffers, match eager's."""
-    import repdl
     x, g = (pattern(8, 6, salt=23) * 6).reshape(4, 3, 4), pattern(8, 6, salt=5).reshape(4, 3, 4)
     ours, theirs = (getattr(repdl.nn, name)(3 if name == "BatchNorm1d" else 4) for _ in range(2))
     a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
@@ -84,3 +83,30 @@ def test_compiled_norm_training_equals_eager(name):
         assert_bitwise_equal(got, expected, f"{name} compiled backward")
     for (key, got), expected in zip(ours.state_dict().items(), theirs.state_dict().values()):
         assert torch.equal(got, expected), f"{name} {key}"
+
+
+_TARGETS = torch.tensor([0, 5, 2, 3, 1, 4, 0, 2])
+FUSED_BACKWARDS = {
+    "softmax": lambda a: repdl.softmax(a, 1),
+    "log_softmax": lambda a: repdl.log_softmax(a, 0),
+    "cross_entropy": lambda a: repdl.nn.functional.cross_entropy(a, _TARGETS),
+    "nll_loss": lambda a: repdl.nn.functional.nll_loss(repdl.log_softmax(a, 1), _TARGETS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUSED_BACKWARDS))
+def test_compiled_fused_backwards_equal_eager(name):
+    """The softmax family's and the class losses' fused backward kernels,
+    compiled with their forward: ops of their own, which AOT autograd traces
+    with fake tensors (a direct kernel call read a fake tensor's data
+    pointer, and these compiled backwards failed)."""
+    fn = FUSED_BACKWARDS[name]
+    x, g = base(), pattern(8, 6, salt=5)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    y = torch.compile(fn, fullgraph=True, dynamic=False)(a)
+    want = fn(b)
+    seed = g if y.dim() else g.sum()
+    (compiled,) = torch.autograd.grad(y, a, seed)
+    (eager,) = torch.autograd.grad(want, b, seed)
+    assert_bitwise_equal(y, want, f"{name} compiled forward")
+    assert_bitwise_equal(compiled, eager, f"{name} compiled backward")

@@ -117,8 +117,7 @@ def _class_nll_backward(ctx, g):
     gradient at its class (ignored samples write +0.0 at class 0)."""
     (target,) = ctx.saved_tensors
     if len(ctx.shape) == 2 and not torch.is_grad_enabled():
-        dx = backends.for_tensor(g).nll_backward(ctx.shape, target, ctx.ignore_index, ctx.reduction, g)
-        return dx, None, None, None
+        return _nll_grad(g, target, *ctx.shape, ctx.ignore_index, ctx.reduction), None, None, None
     index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
     return _written_at_targets(ctx.shape, index, value), None, None, None
 
@@ -136,6 +135,21 @@ def _pick_gradient(g, target, ignore_index, reduction):
 
 _class_nll = primitive("class_nll", _class_nll_impl, _class_nll_fake, setup_context=_class_nll_setup,
                        backward=_class_nll_backward)
+
+
+# The fused backward kernels of the class losses are primitives of their
+# own, so that a compiled graph's backward (AOT autograd traces it with fake
+# tensors) holds them as opaque ops rather than reaching their data pointers.
+
+def _nll_grad_impl(g: Tensor, target: Tensor, rows: int, cols: int, ignore_index: int, reduction: str) -> Tensor:
+    return backends.for_tensor(g).nll_backward((rows, cols), target, ignore_index, reduction, g)
+
+
+def _nll_grad_fake(g, target, rows, cols, ignore_index, reduction):
+    return g.new_empty(rows, cols)
+
+
+_nll_grad = primitive("nll_grad", _nll_grad_impl, _nll_grad_fake)
 
 
 def _lsm_class_nll_impl(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tuple[Tensor, Tensor]:
@@ -170,8 +184,7 @@ def _lsm_class_nll_backward(ctx, g, g_stats):
         return None, None, None, None
     input, target, stats = ctx.saved_tensors
     if not torch.is_grad_enabled():
-        dx = backends.for_tensor(input).class_nll_backward(input, stats, target, ctx.ignore_index, ctx.reduction, g)
-        return dx, None, None, None
+        return _lsm_class_nll_grad(input, stats, target, ctx.ignore_index, ctx.reduction, g), None, None, None
     index, value = _pick_gradient(g, target, ctx.ignore_index, ctx.reduction)
     lsm = log_softmax(input, 1)
     return log_softmax_backward(_written_at_targets(lsm.shape, index, value), lsm, 1), None, None, None
@@ -179,6 +192,20 @@ def _lsm_class_nll_backward(ctx, g, g_stats):
 
 _lsm_class_nll = primitive("lsm_class_nll", _lsm_class_nll_impl, _lsm_class_nll_fake,
                            setup_context=_lsm_class_nll_setup, backward=_lsm_class_nll_backward)
+
+
+# cross_entropy's fused backward: a primitive for the reason _nll_grad is.
+
+def _lsm_class_nll_grad_impl(input: Tensor, stats: Tensor, target: Tensor, ignore_index: int, reduction: str,
+                             g: Tensor) -> Tensor:
+    return backends.for_tensor(input).class_nll_backward(input, stats, target, ignore_index, reduction, g)
+
+
+def _lsm_class_nll_grad_fake(input, stats, target, ignore_index, reduction, g):
+    return torch.empty_like(input)
+
+
+_lsm_class_nll_grad = primitive("lsm_class_nll_grad", _lsm_class_nll_grad_impl, _lsm_class_nll_grad_fake)
 
 
 def _zero(t):

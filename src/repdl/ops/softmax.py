@@ -36,7 +36,7 @@ def _softmax_backward(ctx, g):
     if ctx.log:
         return log_softmax_backward(g, y, ctx.dim), None, None
     if not torch.is_grad_enabled():
-        return backends.for_tensor(g).softmax_backward(g, y, ctx.dim, log=False), None, None
+        return _softmax_grad(g, y, ctx.dim, False), None, None
     s = reductions._sumprod(g, y, [ctx.dim], True)
     return P.mul(y, P.sub(g, s)), None, None
 
@@ -45,9 +45,24 @@ def log_softmax_backward(g, y, dim):
     """log_softmax's gradient from its output y: s = seqsum over the line of
     g, dx = g - exp(y) * s (fused unless a graph of it is recorded)."""
     if not torch.is_grad_enabled():
-        return backends.for_tensor(g).softmax_backward(g, y, dim, log=True)
+        return _softmax_grad(g, y, dim, True)
     s = reductions._sum(g, [dim], True, "sequential")
     return P.sub(g, P.mul(elementwise.exp(y), s))
+
+
+# The fused backward kernel is a primitive of its own, so that a compiled
+# graph's backward (AOT autograd traces it with fake tensors) holds it as an
+# opaque op rather than reaching its data pointers.
+
+def _softmax_grad_impl(g: Tensor, y: Tensor, dim: int, log: bool) -> Tensor:
+    return backends.for_tensor(g).softmax_backward(g, y, dim, log=log)
+
+
+def _softmax_grad_fake(g, y, dim, log):
+    return torch.empty_like(y)
+
+
+_softmax_grad = primitive("softmax_grad", _softmax_grad_impl, _softmax_grad_fake)
 
 
 def _softmax_vmap(info, in_dims, x, dim, log):
