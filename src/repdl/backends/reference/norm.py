@@ -71,9 +71,13 @@ def _channel_count(x):
     return _fl32(x, math.prod(x.shape[:1] + x.shape[2:]))
 
 
+def _channel_xhat(x, mean, rstd):
+    return arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+
+
 def _normalized(x, mean, rstd, w, b):
     """((x - mean) * rstd) * w + b, per channel."""
-    y = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+    y = _channel_xhat(x, mean, rstd)
     if w is not None:
         y = arith.binary("mul", y, _per_channel(w, x))
     if b is not None:
@@ -102,7 +106,7 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
     """gy = g * w, h = (x - mean) * rstd; dx = ((gy - seqsum(gy) / n) - h *
     (fmachain(gy, h) / n)) * rstd; dw = seqsum(g * h); db = seqsum(g)."""
     dims, n = _samples_and_spatial(x), _channel_count(x)
-    h = arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
+    h = _channel_xhat(x, mean, rstd)
     gy = g if w is None else arith.binary("mul", g, _per_channel(w, x))
     m1 = arith.binary("div", reductions.sum(gy, dims, False, order="sequential"), n)
     m2 = arith.binary("div", reductions.sumprod(gy, h, dims, False), n)
