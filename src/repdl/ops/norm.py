@@ -145,13 +145,13 @@ def _norm_rows_setup(ctx, inputs, output):
 def _norm_rows_backward(ctx, g, *unused):
     x, w, mean, rstd = ctx.saved_tensors
     need = ctx.needs_input_grad
+    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
     if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
         y, r = _statistics(x, [1], ctx.eps, ctx.centered)
         dx = _gradient(g if w is None else P.mul(g, w), y, r, [1], ctx.centered) if need[0] else None
-        dw = reductions._sum(P.mul(g, y), [0], False, "sequential") if ctx.has_w and need[1] else None
-        db = reductions._sum(g, [0], False, "sequential") if ctx.has_b and need[2] else None
+        dw = reductions._sum(P.mul(g, y), [0], False, "sequential") if need_w else None
+        db = reductions._sum(g, [0], False, "sequential") if need_b else None
         return dx, dw, db, None, None
-    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
     dx, dw, db = _norm_rows_grad(g, x, mean, rstd, w, ctx.centered, need_w, need_b)
     return dx, dw if need_w else None, db if need_b else None, None, None
 
@@ -210,14 +210,14 @@ def _batch_norm_setup(ctx, inputs, output):
 def _batch_norm_backward(ctx, g, *unused):
     x, w, mean, rstd = ctx.saved_tensors
     need = ctx.needs_input_grad
+    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
     if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
         dims, shape = [0, *range(2, x.dim())], _channel_shape(x)
         y, r = _statistics(x, dims, ctx.eps, True)
         dx = _gradient(g if w is None else P.mul(g, w.reshape(shape)), y, r, dims, True) if need[0] else None
-        dw = reductions._sum(P.mul(g, y), dims, False, "sequential") if ctx.has_w and need[1] else None
-        db = reductions._sum(g, dims, False, "sequential") if ctx.has_b and need[2] else None
+        dw = reductions._sum(P.mul(g, y), dims, False, "sequential") if need_w else None
+        db = reductions._sum(g, dims, False, "sequential") if need_b else None
         return dx, dw, db, None
-    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
     dx, dw, db = _batch_norm_grad(g, x, mean, rstd, w, need_w, need_b)
     return dx, dw if need_w else None, db if need_b else None, None
 

@@ -13,11 +13,15 @@ def _ptr(t):
     return 0 if t is None else t.data_ptr()
 
 
+def _dense(t):
+    """An optional parameter, row-major (None stays None)."""
+    return None if t is None else t.contiguous()
+
+
 def norm_rows(x, w, b, eps: float, centered: bool):
     """(y, mean, rstd) for x (rows, n); mean is empty when not centered."""
     x = x.contiguous()
-    w = None if w is None else w.contiguous()
-    b = None if b is None else b.contiguous()
+    w, b = _dense(w), _dense(b)
     rows, n = x.shape
     y = torch.empty_like(x)
     mean = row_major((rows if centered else 0,))
@@ -30,7 +34,7 @@ def norm_rows(x, w, b, eps: float, centered: bool):
 def norm_rows_backward(g, x, mean, rstd, w, centered: bool, need_w: bool, need_b: bool):
     """(dx, dw or None, db or None)."""
     g, x = g.contiguous(), x.contiguous()
-    w = None if w is None else w.contiguous()
+    w = _dense(w)
     rows, n = x.shape
     dx = torch.empty_like(x)
     dw = row_major((n,)) if need_w else None
@@ -49,8 +53,7 @@ def _channels(x):
 def batch_norm(x, w, b, eps: float):
     """(y, mean, ss, rstd) for x (N, C, *spatial); the statistics one per channel."""
     x = x.contiguous()
-    w = None if w is None else w.contiguous()
-    b = None if b is None else b.contiguous()
+    w, b = _dense(w), _dense(b)
     N, C, L = _channels(x)
     y = torch.empty_like(x)
     mean, ss, rstd = row_major((C,)), row_major((C,)), row_major((C,))
@@ -62,8 +65,7 @@ def batch_norm(x, w, b, eps: float):
 def batch_norm_evaluate(x, mean, var, w, b, eps: float):
     """y = ((x - mean) * rsqrt(var + eps)) * w + b for x (N, C, *spatial)."""
     x, mean, var = x.contiguous(), mean.contiguous(), var.contiguous()
-    w = None if w is None else w.contiguous()
-    b = None if b is None else b.contiguous()
+    w, b = _dense(w), _dense(b)
     N, C, L = _channels(x)
     y = torch.empty_like(x)
     _C.batch_norm_evaluate(N, C, L, bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), mean.data_ptr(), var.data_ptr(),
@@ -74,7 +76,7 @@ def batch_norm_evaluate(x, mean, var, w, b, eps: float):
 def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
     """(dx, dw or None, db or None)."""
     g, x = g.contiguous(), x.contiguous()
-    w = None if w is None else w.contiguous()
+    w = _dense(w)
     N, C, L = _channels(x)
     dx = torch.empty_like(x)
     dw = row_major((C,)) if need_w else None
