@@ -14,7 +14,8 @@ median of the per-round ratios B/A is the number to report.
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
-runs them), batch_norm (NxCxL, training, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
+runs them), batch_norm (NxCxL, training, likewise), group_norm (NxCxLxG: x (N, C, L) in G
+groups, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
 linear on one sample computes it: the dot rows), or any correctly rounded
 unary function's name.
 
@@ -73,6 +74,12 @@ def kernel_and_torch(case, shape, step=False, causal=False):
     inputs from repdl.random; causal: -inf above the diagonal of the last
     two dims (an attention mask's scores)."""
     repdl.random.manual_seed(1)
+    if case == "group_norm":
+        if len(shape) != 4:
+            raise SystemExit("group_norm takes a shape NxCxLxG")
+        *shape, groups = shape
+        return group_norm_step(repdl.random.randn(*shape) * 3, repdl.random.randn(*shape),
+                               repdl.random.randn(shape[1]), repdl.random.randn(shape[1]), groups)
     x = repdl.random.randn(*shape) * 3
     if causal:
         x = x.masked_fill(torch.ones(shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
@@ -112,7 +119,7 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: "
-                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'matvec', *_INDEX])}")
+                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'matvec', *_INDEX])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
@@ -156,6 +163,12 @@ def batch_norm_step(x, g, w, b):
     n, c, length = x.shape
     return norm_step("batch_norm", (n, c, length), (c, c, c), c, x, g, w, b,
                      lambda a, c_, d: torch.nn.functional.batch_norm(a, None, None, c_, d, True))
+
+
+def group_norm_step(x, g, w, b, groups):
+    n, c, length = x.shape
+    return norm_step("group_norm", (n, groups, c // groups, length), (n * groups, n * groups), c, x, g, w, b,
+                     lambda a, c_, d: torch.nn.functional.group_norm(a, groups, c_, d))
 
 
 def softmax_step(kind, x, g):

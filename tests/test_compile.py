@@ -64,15 +64,20 @@ def test_compiled_backward_equals_eager():
         assert_bitwise_equal(compiled, eager, f"{fn.__name__} compiled backward")
 
 
-@pytest.mark.parametrize("name", ["BatchNorm1d", "LayerNorm"])
+# module arguments and the input's shape
+NORM_MODULES = {"BatchNorm1d": ((3,), (4, 3, 4)), "LayerNorm": ((4,), (4, 3, 4)), "GroupNorm": ((3, 6), (2, 6, 4))}
+
+
+@pytest.mark.parametrize("name", sorted(NORM_MODULES))
 def test_compiled_norm_training_equals_eager(name):
     """A normalisation module in training, compiled with its backward: the
     fused backward kernels are ops of their own (a direct kernel call read a
     fake tensor's data pointer under AOT autograd: LayerNorm's compiled
     backward failed so), and batch norm's running statistics, new values
     from an op copied into the buffers, match eager's."""
-    x, g = (pattern(8, 6, salt=23) * 6).reshape(4, 3, 4), pattern(8, 6, salt=5).reshape(4, 3, 4)
-    ours, theirs = (getattr(repdl.nn, name)(3 if name == "BatchNorm1d" else 4) for _ in range(2))
+    args, shape = NORM_MODULES[name]
+    x, g = (pattern(8, 6, salt=23) * 6).reshape(shape), pattern(8, 6, salt=5).reshape(shape)
+    ours, theirs = (getattr(repdl.nn, name)(*args) for _ in range(2))
     a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
     y = torch.compile(ours, fullgraph=True)(a)
     grads = torch.autograd.grad(y, (a, *ours.parameters()), g)

@@ -66,9 +66,10 @@ BATCH_SHAPES = [(2, 3), (64, 300), (3, 5, 7), (2, 16, 7, 7), (4, 17, 13), (2, 9,
                 (5, 40, 2), (2, 1, 3)]
 
 
-@pytest.mark.parametrize("shape", BATCH_SHAPES)
-@pytest.mark.parametrize("threads", [1, 2])
-def test_batch_norm_matches_the_reference(shape, threads, gen, isa):
+def _check_channel_norm(name, shape, threads, gen, *args):
+    """cpu.<name> and cpu.<name>_backward (x (N, C, *spatial), then `args`)
+    against the reference's, with and without each affine parameter and
+    parameter gradient, on `threads` threads."""
     c = shape[1]
     x = sprinkle(wide(*shape, gen=gen, spread=3), SPECIALS + TINY, gen, 0.002)
     g = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.002)
@@ -77,18 +78,39 @@ def test_batch_norm_matches_the_reference(shape, threads, gen, isa):
     torch.set_num_threads(threads)
     try:
         for ww, bb in ((w, b), (None, None), (w, None), (None, b)):
-            out, want = cpu.batch_norm(x, ww, bb, EPS), ref.batch_norm(x, ww, bb, EPS)
+            out, want = (getattr(be, name)(x, ww, bb, *args, EPS) for be in (cpu, ref))
             for a, e in zip(out, want):
                 assert_bitwise_equal(a, e, "forward")
             for need_w, need_b in ((ww is not None, bb is not None), (False, False)):
-                grads = cpu.batch_norm_backward(g, x, out[1], out[3], ww, need_w, need_b)
-                want_grads = ref.batch_norm_backward(g, x, want[1], want[3], ww, need_w, need_b)
+                # the statistics the backward reads: mean first, rstd last
+                grads, want_grads = (getattr(be, f"{name}_backward")(g, x, o[1], o[-1], ww, need_w, need_b)
+                                     for be, o in ((cpu, out), (ref, want)))
                 for a, e in zip(grads, want_grads):
                     assert (a is None) == (e is None)
                     if e is not None:
                         assert_bitwise_equal(a, e, "backward")
     finally:
         torch.set_num_threads(saved)
+
+
+@pytest.mark.parametrize("shape", BATCH_SHAPES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_norm_matches_the_reference(shape, threads, gen, isa):
+    _check_channel_norm("batch_norm", shape, threads, gen)
+
+
+def _check_two_orders(fused, composed, leaves, g):
+    """The gradients of fused and composed (outputs of leaves x, w, b),
+    seeded with g, equal in bits; and the second order's of x and w, through
+    sum(dx * dx)."""
+    first = torch.autograd.grad(fused, leaves, g, create_graph=True)
+    want_first = torch.autograd.grad(composed, leaves, g, create_graph=True)
+    for a, e in zip(first, want_first):
+        assert_bitwise_equal(a, e, "gradient")
+    second = torch.autograd.grad(repdl.sum(repdl.mul(first[0], first[0])), leaves[:2])
+    want_second = torch.autograd.grad(repdl.sum(repdl.mul(want_first[0], want_first[0])), leaves[:2])
+    for a, e in zip(second, want_second):
+        assert_bitwise_equal(a, e, "second order")
 
 
 @pytest.mark.parametrize("backend", ["cpu", "reference"])
@@ -115,14 +137,7 @@ def test_batch_norm_is_the_composition(shape, backend, gen):
         for got, start, stat in ((running_mean, start_mean, mean), (running_var, start_var, repdl.div(ss, N.fl32(n - 1)))):
             want = repdl.add(repdl.mul(start, N.fl32(0.7)), repdl.mul(stat.detach().reshape(c), N.fl32(0.3)))
             assert_bitwise_equal(got, want, "running statistics")
-        first = torch.autograd.grad(fused, (x, w, b), g, create_graph=True)
-        want_first = torch.autograd.grad(composed, (x, w, b), g, create_graph=True)
-        for a, e in zip(first, want_first):
-            assert_bitwise_equal(a, e, "gradient")
-        second = torch.autograd.grad(repdl.sum(repdl.mul(first[0], first[0])), (x, w))
-        want_second = torch.autograd.grad(repdl.sum(repdl.mul(want_first[0], want_first[0])), (x, w))
-        for a, e in zip(second, want_second):
-            assert_bitwise_equal(a, e, "second order")
+        _check_two_orders(fused, composed, (x, w, b), g)
 
 
 @pytest.mark.parametrize("shape", BATCH_SHAPES)
@@ -175,6 +190,39 @@ def test_batch_norm_output_takes_in_place_updates(backend, gen):
         y += wide(2, 4, 3, 3, gen=gen)
         (dx,) = torch.autograd.grad(y, x, torch.ones_like(y))
     assert dx.shape == x.shape
+
+
+# (N, C, *spatial), groups: whole rows as one piece (Cg * L <= 2048) with
+# Cg channel chains each, C == G (one channel a group), L == 1, runs of
+# 1031 and 1024 in 512-float pieces (one channel a piece), more groups
+# than sixteen (a block of sixteen, then the rest; eight when two threads
+# share fewer than 32), 20 groups of 3 channels, an empty batch, empty runs.
+GROUP_SHAPES = [((2, 6), 3), ((3, 8, 5), 2), ((2, 4, 3, 3), 4), ((2, 6, 1031), 2), ((3, 4, 1024), 2),
+                ((2, 64, 7), 32), ((3, 60, 5, 5), 20), ((1, 4, 700), 1), ((0, 4, 3), 2), ((2, 4, 0), 2)]
+
+
+@pytest.mark.parametrize("shape,groups", GROUP_SHAPES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_group_norm_matches_the_reference(shape, groups, threads, gen, isa):
+    _check_channel_norm("group_norm", shape, threads, gen, groups)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+@pytest.mark.parametrize("shape,groups", [((6, 4), 2), ((3, 4, 7), 4), ((2, 6, 5, 3), 3)])
+def test_group_norm_is_the_composition(shape, groups, backend, gen):
+    """group_norm (the fused primitive) against normalize over each (sample,
+    group)'s row, then * weight, + bias per channel, in bits: output and
+    gradients, first and second order."""
+    c, view = shape[1], (shape[1], *[1] * (len(shape) - 2))
+    x = wide(*shape, gen=gen, spread=2).requires_grad_()
+    w, b = wide(c, gen=gen).requires_grad_(), wide(c, gen=gen).requires_grad_()
+    g = wide(*shape, gen=gen)
+    with repdl.backends.use(backend):
+        fused = repdl.group_norm(x, groups, w, b)
+        normalized = N._normalize(x.reshape(shape[0] * groups, -1), [1], EPS)[0].reshape(shape)
+        composed = repdl.add(repdl.mul(normalized, w.reshape(view)), b.reshape(view))
+        assert_bitwise_equal(fused, composed)
+        _check_two_orders(fused, composed, (x, w, b), g)
 
 
 @pytest.mark.parametrize("log", [False, True])

@@ -55,6 +55,28 @@ PyObject* py_channels_evaluate(PyObject*, PyObject* args) {
   });
 }
 
+// The groups' description: N, G, Cg, L, eps_bits, w, b (w and b may be 0).
+norm::Groups groups_from(const std::vector<int64_t>& v) {
+  return {v[0], v[1], v[2], v[3], float_from_bits(v[4]), as_ptr<const float>(v[5]), as_ptr<const float>(v[6])};
+}
+
+// group_norm_forward(groups..., x, y, mean, rstd)
+PyObject* py_groups_forward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 11, [](const std::vector<int64_t>& v) {
+    norm::forward(groups_from(v), as_ptr<const float>(v[7]), as_ptr<float>(v[8]), as_ptr<float>(v[9]),
+                  as_ptr<float>(v[10]));
+  });
+}
+
+// group_norm_backward(groups..., g, x, mean, rstd, dx, dw, db): b, dw, db may be 0
+PyObject* py_groups_backward(PyObject*, PyObject* args) {
+  return run_without_gil(args, 14, [](const std::vector<int64_t>& v) {
+    norm::backward(groups_from(v), as_ptr<const float>(v[7]), as_ptr<const float>(v[8]),
+                   as_ptr<const float>(v[9]), as_ptr<const float>(v[10]), as_ptr<float>(v[11]), as_ptr<float>(v[12]),
+                   as_ptr<float>(v[13]));
+  });
+}
+
 // batch_norm_running(C, keep_bits, take_bits, n_less_one_bits, running_mean, running_var, mean, ss, new_mean,
 // new_var)
 PyObject* py_update_running(PyObject*, PyObject* args) {
@@ -74,6 +96,9 @@ const PyMethodDef kMethods[] = {
     {"batch_norm_running", py_update_running, METH_VARARGS, "The running statistics' new values."},
     {"batch_norm_evaluate", py_channels_evaluate, METH_VARARGS,
      "Batch normalisation's evaluation mode over (N, C, L) from the running statistics."},
+    {"group_norm_forward", py_groups_forward, METH_VARARGS,
+     "Group normalisation's forward over (N, C, L), with the per-channel affine step."},
+    {"group_norm_backward", py_groups_backward, METH_VARARGS, "Its backward: dx, dw and db."},
     {nullptr, nullptr, 0, nullptr},
 };
 

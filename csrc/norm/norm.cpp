@@ -1,4 +1,4 @@
-// Instruction-set dispatch of the normalisation kernels (rows.inc, channels.inc).
+// Instruction-set dispatch of the normalisation kernels (rows.inc, channels.inc, groups.inc).
 #include "norm/norm.h"
 
 #include "common/fpenv.h"
@@ -36,6 +36,15 @@ void backward(const Channels& p, const float* g, const float* x, const float* me
 
 void evaluate(const Channels& p, const float* x, const float* mean, const float* var, float* y) {
   active_kernels().evaluate_channels(p, x, mean, var, y);
+}
+
+void forward(const Groups& p, const float* x, float* y, float* mean, float* rstd) {
+  active_kernels().forward_groups(p, x, y, mean, rstd);
+}
+
+void backward(const Groups& p, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
+              float* dw, float* db) {
+  active_kernels().backward_groups(p, g, x, mean, rstd, dx, dw, db);
 }
 
 void update_running(int64_t C, float keep, float take, float n_less_one, const float* running_mean,

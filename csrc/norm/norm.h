@@ -1,5 +1,6 @@
-// Layer and RMS normalisation over dense rows (rows.inc), and batch
-// normalisation over channels (channels.inc): docs/CONTRACT.md section 11,
+// Layer and RMS normalisation over dense rows (rows.inc), batch
+// normalisation over channels (channels.inc) and group normalisation over
+// groups of channels (groups.inc): docs/CONTRACT.md section 11,
 // forward and backward fused into a few passes per group of rows.
 // Every value is the contract's composition of primitives, rounding by
 // rounding: the row chains (seqsum, fmachain) run in the reduction kernels'
@@ -56,8 +57,26 @@ void backward(const Channels& p, const float* g, const float* x, const float* me
 // statistics (one float per channel each), every sample on its own.
 void evaluate(const Channels& p, const float* x, const float* mean, const float* var, float* y);
 
-// The kernels of one instruction set (norm_<isa>.cpp: rows.inc and
-// channels.inc compiled for it), behind the entry points above.
+// Group normalisation: x (N, C, L) contiguous, C = G * Cg, statistics per
+// (n, g) over the Cg * L floats of its channels (the centered Rows'
+// formulas), the affine step per channel (w and b one float per channel or
+// nullptr); dw and db per channel over (n, l) in that order.
+struct Groups {
+  int64_t N, G, Cg, L;
+  float eps;
+  const float* w;
+  const float* b;
+};
+
+// y (N, C, L); mean and rstd one float per (n, g).
+void forward(const Groups& p, const float* x, float* y, float* mean, float* rstd);
+// dx always; dw and db (C floats) when not nullptr.
+void backward(const Groups& p, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
+              float* dw, float* db);
+
+// The kernels of one instruction set (norm_<isa>.cpp: rows.inc,
+// channels.inc and groups.inc compiled for it), behind the entry points
+// above.
 struct Kernels {
   void (*forward_rows)(const Rows&, const float* x, float* y, float* mean, float* rstd);
   void (*backward_rows)(const Rows&, const float* g, const float* x, const float* mean, const float* rstd,
@@ -66,6 +85,9 @@ struct Kernels {
   void (*backward_channels)(const Channels&, const float* g, const float* x, const float* mean,
                             const float* rstd, float* dx, float* dw, float* db);
   void (*evaluate_channels)(const Channels&, const float* x, const float* mean, const float* var, float* y);
+  void (*forward_groups)(const Groups&, const float* x, float* y, float* mean, float* rstd);
+  void (*backward_groups)(const Groups&, const float* g, const float* x, const float* mean, const float* rstd,
+                          float* dx, float* dw, float* db);
 };
 extern const Kernels kGenericKernels;
 extern const Kernels kAvx2Kernels;  // x86 only

@@ -2,6 +2,7 @@
 // AVX2+FMA (row loops eight lanes wide; every operation the same rounding).
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/nan.h"
 #include "common/parallel.h"
@@ -20,10 +21,12 @@ namespace norm {
 namespace avx2_row {
 #include "norm/rows.inc"
 #include "norm/channels.inc"
+#include "norm/groups.inc"
 }  // namespace avx2_row
 
 const Kernels kAvx2Kernels = {avx2_row::forward_rows, avx2_row::backward_rows, avx2_row::forward_channels,
-                              avx2_row::backward_channels, avx2_row::evaluate_channels};
+                              avx2_row::backward_channels, avx2_row::evaluate_channels,
+avx2_row::forward_groups, avx2_row::backward_groups};
 }  // namespace norm
 }  // namespace repdl
 #endif

@@ -1,5 +1,5 @@
 """Layer benchmark cases, forward plus backward: convolutions, linear,
-layer_norm, batch_norm, softmax and attention, each as (name, torch step, RepDL step).
+layer_norm, batch_norm, group_norm, softmax and attention, each as (name, torch step, RepDL step).
 Used by bench/bench_nn.py and `repdl bench`."""
 import torch
 import torch.nn.functional as F
@@ -55,6 +55,10 @@ def layer_cases(quick):
         yield f"batch_norm {'x'.join(map(str, shape))} training", \
             fwd_bwd(lambda a, c_, d, r=running["torch"]: F.batch_norm(a, *r, c_, d, True), (x, bw, bb)), \
             fwd_bwd(lambda a, c_, d, r=running["repdl"]: RF.batch_norm(a, *r, c_, d, True), (x, bw, bb))
+    x, gw, gb = leaf(4 if quick else 16, 128, 32, 32), leaf(128), leaf(128)  # a diffusion UNet's GroupNorm(32, 128)
+    yield f"group_norm {'x'.join(map(str, x.shape))} 32 groups", \
+        fwd_bwd(lambda a, c_, d: F.group_norm(a, 32, c_, d), (x, gw, gb)), \
+        fwd_bwd(lambda a, c_, d: RF.group_norm(a, 32, c_, d), (x, gw, gb))
     s = leaf(16 if quick else 64, 128, 128)
     gs = torch.randn(s.shape)  # ones would make softmax's gradient subnormal (in_cache.softmax_cases)
     yield "softmax 64x128x128", fwd_bwd(lambda a: F.softmax(a, -1), (s,), gs), \

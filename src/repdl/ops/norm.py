@@ -142,18 +142,41 @@ def _norm_rows_setup(ctx, inputs, output):
     ctx.save_for_backward(x, w, output[1], output[2])
 
 
-def _norm_rows_backward(ctx, g, *unused):
+def _affine_norm_backward(ctx, g, composed, fused):
+    """(dx, dw, db) of a fused normalisation with its affine step, which
+    saved (x, w, mean, rstd): the fused kernels' op `fused(g, x, mean,
+    rstd, w, need_w, need_b)`, or when a graph of the gradient is being
+    built (double backward) the composition's formula `composed(g, x, w,
+    need_x, need_w, need_b)` on one."""
     x, w, mean, rstd = ctx.saved_tensors
     need = ctx.needs_input_grad
     need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
-    if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
-        y, r = _statistics(x, [1], ctx.eps, ctx.centered)
-        dx = _gradient(g if w is None else P.mul(g, w), y, r, [1], ctx.centered) if need[0] else None
-        dw = reductions._sum(P.mul(g, y), [0], False, "sequential") if need_w else None
-        db = reductions._sum(g, [0], False, "sequential") if need_b else None
-        return dx, dw, db, None, None
-    dx, dw, db = _norm_rows_grad(g, x, mean, rstd, w, ctx.centered, need_w, need_b)
-    return dx, dw if need_w else None, db if need_b else None, None, None
+    if torch.is_grad_enabled():
+        return composed(g, x, w, need[0], need_w, need_b)
+    dx, dw, db = fused(g, x, mean, rstd, w, need_w, need_b)
+    return dx, dw if need_w else None, db if need_b else None
+
+
+def _composed_gradients(g, x, w, shape, dims, affine_dims, eps, centered, need_x, need_w, need_b):
+    """The composition's gradients on a graph: the statistics over `dims` of
+    x seen as `shape` (a reshape), gy = g * w (w a view broadcasting to x,
+    or None), the parameters' over x's `affine_dims`."""
+    y, r = _statistics(x.reshape(shape), dims, eps, centered)
+    gy = g if w is None else P.mul(g, w)
+    dx = _gradient(gy.reshape(shape), y, r, dims, centered).reshape(x.shape) if need_x else None
+    dw = reductions._sum(P.mul(g, y.reshape(x.shape)), affine_dims, False, "sequential") if need_w else None
+    db = reductions._sum(g, affine_dims, False, "sequential") if need_b else None
+    return dx, dw, db
+
+
+def _norm_rows_backward(ctx, g, *unused):
+    def composed(g, x, w, *need):
+        return _composed_gradients(g, x, w, x.shape, [1], [0], ctx.eps, ctx.centered, *need)
+
+    def fused(g, x, mean, rstd, w, need_w, need_b):
+        return _norm_rows_grad(g, x, mean, rstd, w, ctx.centered, need_w, need_b)
+
+    return (*_affine_norm_backward(ctx, g, composed, fused), None, None)
 
 
 _norm_rows = primitive("norm_rows", _norm_rows_impl, _norm_rows_fake, setup_context=_norm_rows_setup,
@@ -207,37 +230,76 @@ def _batch_norm_setup(ctx, inputs, output):
     ctx.save_for_backward(x, w, output[1], output[3])
 
 
+def _channel_view(w, x):
+    return None if w is None else w.reshape(_channel_shape(x))
+
+
 def _batch_norm_backward(ctx, g, *unused):
-    x, w, mean, rstd = ctx.saved_tensors
-    need = ctx.needs_input_grad
-    need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
-    if torch.is_grad_enabled():  # double backward: the composition's formula on a graph
-        dims, shape = [0, *range(2, x.dim())], _channel_shape(x)
-        y, r = _statistics(x, dims, ctx.eps, True)
-        dx = _gradient(g if w is None else P.mul(g, w.reshape(shape)), y, r, dims, True) if need[0] else None
-        dw = reductions._sum(P.mul(g, y), dims, False, "sequential") if need_w else None
-        db = reductions._sum(g, dims, False, "sequential") if need_b else None
-        return dx, dw, db, None
-    dx, dw, db = _batch_norm_grad(g, x, mean, rstd, w, need_w, need_b)
-    return dx, dw if need_w else None, db if need_b else None, None
+    def composed(g, x, w, *need):
+        dims = [0, *range(2, x.dim())]
+        return _composed_gradients(g, x, _channel_view(w, x), x.shape, dims, dims, ctx.eps, True, *need)
+
+    return (*_affine_norm_backward(ctx, g, composed, _batch_norm_grad), None)
 
 
 _batch_norm = primitive("batch_norm", _batch_norm_impl, _batch_norm_fake, setup_context=_batch_norm_setup,
                         backward=_batch_norm_backward)
 
 
-def _batch_norm_grad_impl(g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Optional[Tensor], need_w: bool,
-                          need_b: bool) -> Tuple[Tensor, Tensor, Tensor]:
-    dx, dw, db = backends.for_tensor(g).batch_norm_backward(g, x, mean, rstd, w, need_w, need_b)
-    return (dx, *_parameter_grads(dw, db, rstd))
+def _channel_norm_grad(name):
+    """The fused backward op of a normalisation of x (N, C, *spatial) with a
+    per-channel affine step: the backend's <name>_backward, (dx, dw, db)."""
+
+    def impl(g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Optional[Tensor], need_w: bool,
+             need_b: bool) -> Tuple[Tensor, Tensor, Tensor]:
+        dx, dw, db = getattr(backends.for_tensor(g), f"{name}_backward")(g, x, mean, rstd, w, need_w, need_b)
+        return (dx, *_parameter_grads(dw, db, rstd))
+
+    def fake(g, x, mean, rstd, w, need_w, need_b):
+        c = x.shape[1]
+        return torch.empty_like(x), x.new_empty(c if need_w else 0), x.new_empty(c if need_b else 0)
+
+    return primitive(f"{name}_grad", impl, fake)
 
 
-def _batch_norm_grad_fake(g, x, mean, rstd, w, need_w, need_b):
-    c = x.shape[1]
-    return torch.empty_like(x), x.new_empty(c if need_w else 0), x.new_empty(c if need_b else 0)
+_batch_norm_grad = _channel_norm_grad("batch_norm")
 
 
-_batch_norm_grad = primitive("batch_norm_grad", _batch_norm_grad_impl, _batch_norm_grad_fake)
+# Group normalisation of x (N, C, *spatial): one primitive whose forward and
+# backward the CPU runs as fused kernels (csrc/norm/groups.inc) giving the
+# bits of normalize over each (sample, group)'s row of its channels'
+# elements, then * weight, + bias per channel.
+
+def _group_norm_impl(x: Tensor, w: Optional[Tensor], b: Optional[Tensor], groups: int,
+                     eps: float) -> Tuple[Tensor, Tensor, Tensor]:
+    return backends.for_tensor(x).group_norm(x, w, b, groups, eps)
+
+
+def _group_norm_fake(x, w, b, groups, eps):
+    return torch.empty_like(x), x.new_empty(x.shape[0], groups), x.new_empty(x.shape[0], groups)
+
+
+def _group_norm_setup(ctx, inputs, output):
+    x, w, b, groups, eps = inputs
+    ctx.groups, ctx.eps, ctx.has_w, ctx.has_b = groups, eps, w is not None, b is not None
+    ctx.mark_non_differentiable(*output[1:])
+    ctx.save_for_backward(x, w, output[1], output[2])
+
+
+def _group_norm_backward(ctx, g, *unused):
+    def composed(g, x, w, *need):
+        rows = (x.shape[0] * ctx.groups, math.prod(x.shape[1:]) // ctx.groups)
+        return _composed_gradients(g, x, _channel_view(w, x), rows, [1], [0, *range(2, x.dim())], ctx.eps, True,
+                                   *need)
+
+    return (*_affine_norm_backward(ctx, g, composed, _group_norm_grad), None, None)
+
+
+_group_norm = primitive("group_norm", _group_norm_impl, _group_norm_fake, setup_context=_group_norm_setup,
+                        backward=_group_norm_backward)
+
+
+_group_norm_grad = _channel_norm_grad("group_norm")
 
 
 # The running statistics' new values, one call for both (a pure op: the
@@ -392,8 +454,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor = None, bias: Tens
     _check_param("group_norm", "weight", weight, c)
     _check_param("group_norm", "bias", bias, c)
     _checks.check_same_device("group_norm", input=input, weight=weight, bias=bias)
-    y = _norm_rows(input.reshape(n * num_groups, -1), None, None, _eps("group_norm", eps), True)[0]
-    return _affine(y.reshape(input.shape), weight, bias, _channel_shape(input))
+    return _group_norm(input, _flat(weight, c), _flat(bias, c), int(num_groups), _eps("group_norm", eps))[0]
 
 
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,

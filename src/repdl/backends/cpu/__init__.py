@@ -2,8 +2,8 @@
 from .arith import binary, binary_, binary_scalar, clamp, clamp_backward, compare, fma32  # noqa: F401
 from .conv import conv2d, conv2d_input, conv2d_weight  # noqa: F401
 from .linalg import linear, matmul  # noqa: F401
-from .norm import (batch_norm, batch_norm_backward, batch_norm_evaluate, batch_norm_running, norm_rows,  # noqa: F401
-                   norm_rows_backward)
+from .norm import (batch_norm, batch_norm_backward, batch_norm_evaluate, batch_norm_running, group_norm,  # noqa: F401
+                   group_norm_backward, norm_rows, norm_rows_backward)
 from .optim import adagrad_step, adam_step, rmsprop_step, sgd_step  # noqa: F401
 from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # noqa: F401
 from .scatter import index_accumulate  # noqa: F401

@@ -1,5 +1,5 @@
 """CPU backend: layer and RMS normalisation of dense rows, batch
-normalisation over channels (csrc/norm)."""
+normalisation over channels, group normalisation (csrc/norm)."""
 import math
 
 import torch
@@ -83,6 +83,36 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
     db = row_major((C,)) if need_b else None
     _C.batch_norm_backward(N, C, L, 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
                            dx.data_ptr(), _ptr(dw), _ptr(db))
+    return dx, dw, db
+
+
+def _groups(x, groups):
+    """(N, G, Cg, L) of x (N, C, *spatial) in `groups` groups of channels."""
+    N, C, L = _channels(x)
+    return N, groups, C // groups, L
+
+
+def group_norm(x, w, b, groups: int, eps: float):
+    """(y, mean, rstd) for x (N, C, *spatial); the statistics (N, groups)."""
+    x = x.contiguous()
+    w, b = _dense(w), _dense(b)
+    y = torch.empty_like(x)
+    mean, rstd = row_major((x.shape[0], groups)), row_major((x.shape[0], groups))
+    _C.group_norm_forward(*_groups(x, groups), bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), y.data_ptr(),
+                          mean.data_ptr(), rstd.data_ptr())
+    return y, mean, rstd
+
+
+def group_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
+    """(dx, dw or None, db or None); the groups are mean's second dim."""
+    g, x = g.contiguous(), x.contiguous()
+    w = _dense(w)
+    C = x.shape[1]
+    dx = torch.empty_like(x)
+    dw = row_major((C,)) if need_w else None
+    db = row_major((C,)) if need_b else None
+    _C.group_norm_backward(*_groups(x, mean.shape[1]), 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(), mean.data_ptr(),
+                           rstd.data_ptr(), dx.data_ptr(), _ptr(dw), _ptr(db))
     return dx, dw, db
 
 

@@ -16,7 +16,7 @@ _ENTRY_POINTS = {
     conv: ("conv2d", "conv2d_input", "conv2d_weight"),
     linalg: ("linear", "matmul"),
     norm: ("norm_rows", "norm_rows_backward", "batch_norm", "batch_norm_backward",
-           "batch_norm_evaluate", "batch_norm_running"),
+           "batch_norm_evaluate", "batch_norm_running", "group_norm", "group_norm_backward"),
     optim: ("adagrad_step", "adam_step", "rmsprop_step", "sgd_step"),
     pool: ("avg_pool", "avg_pool_backward", "max_pool", "max_pool_backward"),
     reductions: ("extremum", "mean", "sqdev", "sum", "sumprod"),

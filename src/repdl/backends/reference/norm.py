@@ -1,6 +1,7 @@
 """Reference: layer and RMS normalisation of rows, batch normalisation over
-channels (CONTRACT.md section 11): the composition of the reference's
-primitives that the CPU's fused kernels (csrc/norm) reproduce."""
+channels, group normalisation (CONTRACT.md section 11): the composition of
+the reference's primitives that the CPU's fused kernels (csrc/norm)
+reproduce."""
 import math
 
 from . import _exact, arith, elementwise, reductions
@@ -75,13 +76,12 @@ def _channel_xhat(x, mean, rstd):
     return arith.binary("mul", arith.binary("sub", x, _per_channel(mean, x)), _per_channel(rstd, x))
 
 
-def _normalized(x, mean, rstd, w, b):
-    """((x - mean) * rstd) * w + b, per channel."""
-    y = _channel_xhat(x, mean, rstd)
+def _channel_affine(y, w, b):
+    """y * w + b, w and b per channel."""
     if w is not None:
-        y = arith.binary("mul", y, _per_channel(w, x))
+        y = arith.binary("mul", y, _per_channel(w, y))
     if b is not None:
-        y = arith.binary("add", y, _per_channel(b, x))
+        y = arith.binary("add", y, _per_channel(b, y))
     return y
 
 
@@ -93,13 +93,13 @@ def batch_norm(x, w, b, eps: float):
     mean = arith.binary("div", reductions.sum(x, dims, False, order="sequential"), n)
     ss = reductions.sqdev(x, mean, dims, False)
     rstd = elementwise.rsqrt(arith.binary_scalar("add", arith.binary("div", ss, n), eps, False))
-    return _normalized(x, mean, rstd, w, b), mean, ss, rstd
+    return _channel_affine(_channel_xhat(x, mean, rstd), w, b), mean, ss, rstd
 
 
 def batch_norm_evaluate(x, mean, var, w, b, eps: float):
     """Evaluation from the running statistics: y = ((x - mean) * rsqrt(var +
     eps)) * w + b, every sample on its own."""
-    return _normalized(x, mean, elementwise.rsqrt(arith.binary_scalar("add", var, eps, False)), w, b)
+    return _channel_affine(_channel_xhat(x, mean, elementwise.rsqrt(arith.binary_scalar("add", var, eps, False))), w, b)
 
 
 def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
@@ -112,6 +112,36 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
     m2 = arith.binary("div", reductions.sumprod(gy, h, dims, False), n)
     dx = arith.binary("mul", arith.binary("sub", arith.binary("sub", gy, _per_channel(m1, x)),
                                           arith.binary("mul", h, _per_channel(m2, x))), _per_channel(rstd, x))
+    dw = reductions.sum(arith.binary("mul", g, h), dims, False, order="sequential") if need_w else None
+    db = reductions.sum(g, dims, False, order="sequential") if need_b else None
+    return dx, dw, db
+
+
+# Group normalisation: x (N, C, *spatial), each (sample, group) a row of its
+# channels' elements in memory order, normalised as norm_rows; the affine
+# step per channel.
+
+def _group_rows(x, groups):
+    return x.reshape(x.shape[0] * groups, math.prod(x.shape[1:]) // groups)
+
+
+def group_norm(x, w, b, groups: int, eps: float):
+    """(y, mean, rstd): norm_rows over each (sample, group)'s row, then * w +
+    b per channel; the statistics (N, groups)."""
+    y, mean, rstd = norm_rows(_group_rows(x, groups), None, None, eps, True)
+    return _channel_affine(y.reshape(x.shape), w, b), mean.reshape(-1, groups), rstd.reshape(-1, groups)
+
+
+def group_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
+    """gy = g * w per channel; dx = norm_rows_backward's over the rows of gy;
+    dw = seqsum over (n, *spatial) of g * h, h = (x - mean) * rstd per row;
+    db = seqsum of g."""
+    groups, dims = mean.shape[1], _samples_and_spatial(x)
+    gy = g if w is None else arith.binary("mul", g, _per_channel(w, x))
+    rows = _group_rows(x, groups)
+    dx = norm_rows_backward(_group_rows(gy, groups), rows, mean.reshape(-1), rstd.reshape(-1), None, True, False,
+                            False)[0].reshape(x.shape)
+    h = _xhat(rows, mean.reshape(-1), rstd.reshape(-1), True).reshape(x.shape)
     dw = reductions.sum(arith.binary("mul", g, h), dims, False, order="sequential") if need_w else None
     db = reductions.sum(g, dims, False, order="sequential") if need_b else None
     return dx, dw, db
