@@ -1,7 +1,7 @@
 """A CNN and a pre-LN transformer block, forward and backward, once with
 repdl.nn and once with the same weights in plain torch.nn; prints one JSON
 object of hashes (loss, logits, every parameter gradient, BatchNorm's
-running statistics).  tests/test_invariance.py runs it in fresh processes
+running statistics); the CNN has a BatchNorm2d and a GroupNorm.  tests/test_invariance.py runs it in fresh processes
 under different environments: RepDL's hashes must not move, torch's do;
 tests/test_devices.py runs it with REPDL_VERIFY_DEVICE=cuda (every tensor
 on that device, the reference backend), which must give the CPU's hashes."""
@@ -17,7 +17,7 @@ from repdl.verify import device, pattern, state_hash, tensor_hash
 def cnn(nn):
     return nn.Sequential(
         nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Dropout(0.2), nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.Dropout(0.2), nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.GroupNorm(4, 16), nn.ReLU(),
         nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(64, 10))
 
 

@@ -225,6 +225,24 @@ def test_group_norm_is_the_composition(shape, groups, backend, gen):
         _check_two_orders(fused, composed, (x, w, b), g)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+@pytest.mark.parametrize("shape", [(3, 4, 7), (2, 5, 4, 3)])
+def test_instance_norm_is_the_composition(shape, backend, gen):
+    """instance_norm without running statistics (group_norm's primitive, a
+    group per channel) against normalize over the spatial dims, then *
+    weight, + bias per channel, in bits, with both gradient orders."""
+    c, view = shape[1], (shape[1], *[1] * (len(shape) - 2))
+    x = wide(*shape, gen=gen, spread=2).requires_grad_()
+    w, b = wide(c, gen=gen).requires_grad_(), wide(c, gen=gen).requires_grad_()
+    g = wide(*shape, gen=gen)
+    with repdl.backends.use(backend):
+        fused = repdl.instance_norm(x, weight=w, bias=b)
+        normalized = N._normalize(x, list(range(2, len(shape))), EPS)[0]
+        composed = repdl.add(repdl.mul(normalized, w.reshape(view)), b.reshape(view))
+        assert_bitwise_equal(fused, composed)
+        _check_two_orders(fused, composed, (x, w, b), g)
+
+
 @pytest.mark.parametrize("log", [False, True])
 # Groups of sixteen lines (two fmachains of eight, 4 x 9 lines: 16 + 16 + 4;
 # 37 lines: 16 + 16 + 5), of eight for longer lines (2 x 1100), lines 2 KB
