@@ -15,7 +15,8 @@ import torch
 
 import repdl
 from repdl.benchmarks.timing import compare, header, row
-from repdl.benchmarks.training import batchnorm_cnn_case, lenet_case, optimizer_case, profile, transformer_case
+from repdl.benchmarks.training import (batchnorm_cnn_case, groupnorm_cnn_case, lenet_case, optimizer_case, profile,
+                                       transformer_case)
 
 
 def main():
@@ -29,6 +30,7 @@ def main():
     rounds = 1 if args.quick else 3
     for name, (theirs, ours) in (("LeNet-5, batch 100, SGD", lenet_case(args.quick)),
                                  ("CNN with BatchNorm2d, 32x3x32x32, SGD", batchnorm_cnn_case(args.quick)),
+                                 ("CNN with GroupNorm and SiLU, 32x3x32x32, SGD", groupnorm_cnn_case(args.quick)),
                                  ("transformer 4x256, 16x128, AdamW", transformer_case(args.quick))):
         row(name, *compare(theirs, ours, rounds=rounds, repeats=2))
         if args.profile:

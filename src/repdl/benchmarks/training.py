@@ -1,5 +1,5 @@
-"""Training-step benchmark cases: LeNet-5, a small CNN with batch norm and
-a small transformer, each as
+"""Training-step benchmark cases: LeNet-5, small CNNs with batch norm and
+with group norm and SiLU, and a small transformer, each as
 (torch step, RepDL step) on the same initial weights; optimizer steps over
 10M parameters; and a profile that splits a RepDL step by kernel family.
 Used by bench/bench_training.py and `repdl bench`."""
@@ -22,6 +22,15 @@ def batchnorm_cnn(nn):
     the batch norms in training mode, as a ResNet's or VGG's layers run."""
     def stage(c_in, c_out):
         return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+    return nn.Sequential(*stage(3, 32), *stage(32, 32), nn.MaxPool2d(2), *stage(32, 64), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+
+
+def groupnorm_cnn(nn):
+    """Three conv - GroupNorm - SiLU stages on 32x32 images, as a diffusion
+    UNet's blocks run them (eight groups: four channels a group at 32)."""
+    def stage(c_in, c_out):
+        return [nn.Conv2d(c_in, c_out, 3, padding=1), nn.GroupNorm(8, c_out), nn.SiLU()]
     return nn.Sequential(*stage(3, 32), *stage(32, 32), nn.MaxPool2d(2), *stage(32, 64), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
 
@@ -88,6 +97,10 @@ def batchnorm_cnn_case(quick):
     return _image_case(4, batchnorm_cnn, 8 if quick else 32, (3, 32, 32))
 
 
+def groupnorm_cnn_case(quick):
+    return _image_case(5, groupnorm_cnn, 8 if quick else 32, (3, 32, 32))
+
+
 def transformer_case(quick):
     g = repdl.random.Generator(2)
     batch, length = (4, 64) if quick else (16, 128)
@@ -112,7 +125,8 @@ def optimizer_case(name, quick, **kwargs):
 
 
 _FAMILIES = (("gemm", "GEMM"), ("conv_", "convolution (im2col + GEMM)"), ("cr_", "correctly rounded functions"),
-             ("norm_", "normalisation"), ("softmax", "softmax"), ("pool_", "pooling"), ("optim_", "optimizer"),
+             ("norm_", "normalisation"), ("batch_norm", "normalisation"), ("group_norm", "normalisation"),
+             ("softmax", "softmax"), ("pool_", "pooling"), ("optim_", "optimizer"),
              ("philox_", "random"), ("index_accumulate", "scatter"), ("", "arithmetic and reductions"))
 
 

@@ -41,6 +41,7 @@ def main_cases(quick):
     return [*op_cases(quick), *layers.conv_cases(quick), *layers.layer_cases(quick),
             ("LeNet-5 training step, SGD", *training.lenet_case(quick)),
             ("CNN with batch norm training step, SGD", *training.batchnorm_cnn_case(quick)),
+            ("CNN with group norm and SiLU training step, SGD", *training.groupnorm_cnn_case(quick)),
             ("transformer training step, AdamW", *training.transformer_case(quick))]
 
 
