@@ -74,8 +74,14 @@ void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const f
 
 // Products with at most this many row panels read B's rows in place when
 // they are contiguous: packing B, which costs about as much as reading it
-// twice, only pays when several row panels reuse the packed copy.
-constexpr int64_t kRowPanelsForDirectB = 2;
+// twice, only pays when many row panels reuse the packed copy.  Up to eight
+// (m <= 64 on the 8 x 48 tile) read in place on Zen 4, new / old time with
+// two: 32 x 4096 x 4096 0.81, 32 x 768 x 3072 0.83, 40 x 3072 x 768 0.80,
+// 64 x 4096 x 4096 0.88, 56 x 2048 x 2048 0.86 (1 thread; 2 threads
+// 0.80-0.91); a convolution of 32 output channels 0.93-0.94 (forward and
+// input gradient).  Sixteen measured no better (0.93-0.99 one way,
+// 1.00-1.10 the other, at m = 80 to 128).
+constexpr int64_t kRowPanelsForDirectB = 8;
 
 // One GEMM by `team`.  Threads split rows of C in whole micro-panels; when C
 // has too few rows for that, each thread packs all of A and takes a share of
