@@ -226,6 +226,17 @@ def test_group_norm_is_the_composition(shape, groups, backend, gen):
 
 
 @pytest.mark.parametrize("backend", ["cpu", "reference"])
+def test_group_norm_takes_an_empty_batch(backend):
+    """N = 0, as torch takes it (the composition's reshape to (0, -1) raised)."""
+    x, w = torch.empty(0, 4, 3, requires_grad=True), torch.ones(4, requires_grad=True)
+    with repdl.backends.use(backend):
+        y = repdl.group_norm(x, 2, w)
+        dx, dw = torch.autograd.grad(y, (x, w), torch.empty(0, 4, 3))
+    assert y.shape == dx.shape == (0, 4, 3)
+    assert_bitwise_equal(dw, torch.zeros(4))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
 @pytest.mark.parametrize("shape", [(3, 4, 7), (2, 5, 4, 3)])
 def test_instance_norm_is_the_composition(shape, backend, gen):
     """instance_norm without running statistics (group_norm's primitive, a
