@@ -447,7 +447,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor = None, bias: Tens
     _checks.check_float32_tensor("group_norm", "input", input)
     if input.dim() < 2:
         raise RuntimeError(f"repdl.group_norm: expected at least 2 dims, got shape {tuple(input.shape)}")
-    n, c = input.shape[:2]
+    c = input.shape[1]
     if not isinstance(num_groups, numbers.Integral) or num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"repdl.group_norm: expected number of channels {c} to be divisible by num_groups "
                            f"{num_groups}")
