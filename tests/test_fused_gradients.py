@@ -179,14 +179,20 @@ def test_batch_norm_evaluation_is_the_composition(shape, backend, gen):
         assert_bitwise_equal(second, want_second, "second order")
 
 
+CHANNEL_NORMS = {"batch_norm": lambda x: repdl.batch_norm(x, None, None, None, None, True),
+                 "group_norm": lambda x: repdl.group_norm(x, 2), "instance_norm": repdl.instance_norm}
+
+
 @pytest.mark.parametrize("backend", ["cpu", "reference"])
-def test_batch_norm_output_takes_in_place_updates(backend, gen):
-    """A residual block's `out += residual` on batch_norm's output (as
+@pytest.mark.parametrize("op", sorted(CHANNEL_NORMS))
+def test_norm_output_takes_in_place_updates(op, backend, gen):
+    """A residual block's `out += residual` on a normalisation's output (as
     transformers' ResNet writes it): autograd refuses in-place writes to a
-    custom op's outputs that are views."""
+    custom op's outputs that are views (the reference's batch norm, and its
+    group norm without affine parameters, returned reshaped views once)."""
     x = wide(2, 4, 3, 3, gen=gen).requires_grad_()
     with repdl.backends.use(backend):
-        y = repdl.batch_norm(x, None, None, None, None, True)
+        y = CHANNEL_NORMS[op](x)
         y += wide(2, 4, 3, 3, gen=gen)
         (dx,) = torch.autograd.grad(y, x, torch.ones_like(y))
     assert dx.shape == x.shape

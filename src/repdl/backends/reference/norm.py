@@ -118,30 +118,50 @@ def batch_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
 
 
 # Group normalisation: x (N, C, *spatial), each (sample, group) a row of its
-# channels' elements in memory order, normalised as norm_rows; the affine
-# step per channel.
+# channels' elements in memory order with norm_rows' formulas; the
+# statistics (N, groups), the affine step per channel.  Computed on x's own
+# shape (the rows as a reduced view of x, per-group values repeated per
+# channel): every output a tensor of its own, as above.
 
-def _group_rows(x, groups):
-    return x.reshape(x.shape[0] * groups, math.prod(x.shape[1:]) // groups)
+def _group_rows(t, groups):
+    """t (N, C, *spatial) as (N, groups, its row)."""
+    return t.reshape(t.shape[0], groups, math.prod(t.shape[1:]) // groups)
+
+
+def _per_group(t, x):
+    """t (N, groups) per channel of x (N, C, *spatial), broadcasting over the spatial dims."""
+    return t.repeat_interleave(x.shape[1] // t.shape[1], dim=1).reshape(*x.shape[:2], *[1] * (x.dim() - 2))
+
+
+def _group_xhat(x, mean, rstd):
+    return arith.binary("mul", arith.binary("sub", x, _per_group(mean, x)), _per_group(rstd, x))
 
 
 def group_norm(x, w, b, groups: int, eps: float):
-    """(y, mean, rstd): norm_rows over each (sample, group)'s row, then * w +
-    b per channel; the statistics (N, groups)."""
-    y, mean, rstd = norm_rows(_group_rows(x, groups), None, None, eps, True)
-    return _channel_affine(y.reshape(x.shape), w, b), mean.reshape(-1, groups), rstd.reshape(-1, groups)
+    """(y, mean, rstd): mean = seqsum(row) / n, ss = fmachain(d, d), rstd =
+    rsqrt(ss / n + eps) over each (sample, group)'s row of n elements, y =
+    ((x - mean) * rstd) * w + b, w and b per channel."""
+    rows = _group_rows(x, groups)
+    n = _fl32(x, rows.shape[2])
+    mean = arith.binary("div", reductions.sum(rows, (2,), False, order="sequential"), n)
+    ss = reductions.sqdev(rows, mean, (2,), False)
+    rstd = elementwise.rsqrt(arith.binary_scalar("add", arith.binary("div", ss, n), eps, False))
+    return _channel_affine(_group_xhat(x, mean, rstd), w, b), mean, rstd
 
 
 def group_norm_backward(g, x, mean, rstd, w, need_w: bool, need_b: bool):
-    """gy = g * w per channel; dx = norm_rows_backward's over the rows of gy;
-    dw = seqsum over (n, *spatial) of g * h, h = (x - mean) * rstd per row;
-    db = seqsum of g."""
+    """gy = g * w per channel, h = (x - mean) * rstd per row; dx = ((gy -
+    seqsum(gy) / n) - h * (fmachain(gy, h) / n)) * rstd over each row; dw =
+    seqsum over (n, *spatial) of g * h; db = seqsum of g."""
     groups, dims = mean.shape[1], _samples_and_spatial(x)
+    n = _fl32(x, _group_rows(x, groups).shape[2])
+    h = _group_xhat(x, mean, rstd)
     gy = g if w is None else arith.binary("mul", g, _per_channel(w, x))
-    rows = _group_rows(x, groups)
-    dx = norm_rows_backward(_group_rows(gy, groups), rows, mean.reshape(-1), rstd.reshape(-1), None, True, False,
-                            False)[0].reshape(x.shape)
-    h = _xhat(rows, mean.reshape(-1), rstd.reshape(-1), True).reshape(x.shape)
+    gy_rows = _group_rows(gy, groups)
+    m1 = arith.binary("div", reductions.sum(gy_rows, (2,), False, order="sequential"), n)
+    m2 = arith.binary("div", reductions.sumprod(gy_rows, _group_rows(h, groups), (2,), False), n)
+    dx = arith.binary("mul", arith.binary("sub", arith.binary("sub", gy, _per_group(m1, x)),
+                                          arith.binary("mul", h, _per_group(m2, x))), _per_group(rstd, x))
     dw = reductions.sum(arith.binary("mul", g, h), dims, False, order="sequential") if need_w else None
     db = reductions.sum(g, dims, False, order="sequential") if need_b else None
     return dx, dw, db
