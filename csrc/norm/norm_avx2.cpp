@@ -25,8 +25,8 @@ namespace avx2_row {
 }  // namespace avx2_row
 
 const Kernels kAvx2Kernels = {avx2_row::forward_rows, avx2_row::backward_rows, avx2_row::forward_channels,
-                              avx2_row::backward_channels, avx2_row::evaluate_channels,
-avx2_row::forward_groups, avx2_row::backward_groups};
+                              avx2_row::backward_channels, avx2_row::evaluate_channels, avx2_row::forward_groups,
+                              avx2_row::backward_groups};
 }  // namespace norm
 }  // namespace repdl
 #endif

@@ -21,6 +21,6 @@ namespace generic_row {
 
 const Kernels kGenericKernels = {generic_row::forward_rows, generic_row::backward_rows, generic_row::forward_channels,
                                  generic_row::backward_channels, generic_row::evaluate_channels,
-generic_row::forward_groups, generic_row::backward_groups};
+                                 generic_row::forward_groups, generic_row::backward_groups};
 }  // namespace norm
 }  // namespace repdl

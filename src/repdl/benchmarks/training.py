@@ -17,22 +17,25 @@ def lenet(nn):
         nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
-def batchnorm_cnn(nn):
-    """Three conv - BatchNorm2d - ReLU stages on 32x32 images (CIFAR-sized),
-    the batch norms in training mode, as a ResNet's or VGG's layers run."""
-    def stage(c_in, c_out):
-        return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+def _three_stage_cnn(nn, stage):
+    """stage(c_in, c_out) three times on 32x32 images (CIFAR-sized), pooled
+    after the second and third, then a linear head of ten classes."""
     return nn.Sequential(*stage(3, 32), *stage(32, 32), nn.MaxPool2d(2), *stage(32, 64), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+
+
+def batchnorm_cnn(nn):
+    """Conv - BatchNorm2d - ReLU stages, the batch norms in training mode, as
+    a ResNet's or VGG's layers run."""
+    return _three_stage_cnn(nn, lambda c_in, c_out: [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+                                                     nn.BatchNorm2d(c_out), nn.ReLU()])
 
 
 def groupnorm_cnn(nn):
-    """Three conv - GroupNorm - SiLU stages on 32x32 images, as a diffusion
-    UNet's blocks run them (eight groups: four channels a group at 32)."""
-    def stage(c_in, c_out):
-        return [nn.Conv2d(c_in, c_out, 3, padding=1), nn.GroupNorm(8, c_out), nn.SiLU()]
-    return nn.Sequential(*stage(3, 32), *stage(32, 32), nn.MaxPool2d(2), *stage(32, 64), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+    """Conv - GroupNorm - SiLU stages, as a diffusion UNet's blocks run them
+    (eight groups: four channels a group at 32)."""
+    return _three_stage_cnn(nn, lambda c_in, c_out: [nn.Conv2d(c_in, c_out, 3, padding=1), nn.GroupNorm(8, c_out),
+                                                     nn.SiLU()])
 
 
 class Transformer(torch.nn.Module):

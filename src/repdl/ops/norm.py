@@ -508,13 +508,13 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
     n, c = input.shape[:2]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_param("instance_norm", name, t, c)
-    shape = _channel_shape(input)
     e = _eps("instance_norm", eps)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     if running_mean is None and running_var is None:
         # one group per channel: the group norm's fused kernels, the same graph
         return _group_norm(input, _flat(weight, c), _flat(bias, c), c, e)[0]
+    shape = _channel_shape(input)
     dims = list(range(2, input.dim()))
     count = _count(input, dims)
     y, mean, ss, _ = _normalize(input, dims, e)
