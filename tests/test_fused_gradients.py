@@ -264,7 +264,8 @@ def test_instance_norm_is_the_composition(shape, backend, gen):
 # Groups of sixteen lines (two fmachains of eight, 4 x 9 lines: 16 + 16 + 4;
 # 37 lines: 16 + 16 + 5), of eight for longer lines (2 x 1100), lines 2 KB
 # apart (512: the chains go eight at a time), lines beyond 2^15 (six to a group), and
-# 4 MB, where the kernel asks for dx's lines ahead (2 MB or more a thread).
+# 4 MB, where the kernel asks for the next group's lines and dx's ahead (2 MB
+# or more a thread).
 @pytest.mark.parametrize("shape,dim", [((7, 13), 1), ((7, 13), 0), ((3, 1, 5), 1), ((4, 9, 300), -1), ((2, 4099), 1),
                                        ((37, 512), 1), ((2, 11, 1100), 2), ((7, 40000), 1), ((4, 512, 512), -1)])
 def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):

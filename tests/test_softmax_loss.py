@@ -52,8 +52,10 @@ def test_nan_payloads_come_out_canonical(gen, isa):
 
 
 # Lines longer than 32768 go as many to a group as fit 8 x 32768 floats:
-# 5 of 70000 as 3 + 2, 7 of 40000 as 6 + 1 (on 2 threads 4 + 3), one of 300000.
-@pytest.mark.parametrize("shape", [(5, 70_000), (7, 40_000), (1, 300_000)], ids=str)
+# 5 of 70000 as 3 + 2, 7 of 40000 as 6 + 1 (on 2 threads 4 + 3), one of 300000;
+# and 2.4 MB of short lines, where one thread asks for the next group's lines
+# ahead (2 MB or more a thread) and two do not.
+@pytest.mark.parametrize("shape", [(5, 70_000), (7, 40_000), (1, 300_000), (600, 1000)], ids=str)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_long_line_softmax(shape, threads, gen, isa):
     x = wide(*shape, gen=gen, spread=2)
@@ -156,6 +158,26 @@ def assert_class_loss_matches(x, fused, composed, upstream, gen):
                     (d3,) = torch.autograd.grad(loss3, x3, g)
                 assert_bitwise_equal(loss3, loss2, label + ", reference")
                 assert_bitwise_equal(d3, d2, label + ", reference")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_hot_backward_kernel_is_the_general_rule(threads, gen, isa):
+    """log_softmax_onehot_backward gives log_softmax's backward's bits on
+    the dense one-hot gradient, on 2.4 MB of logits: one thread asks for
+    the next rows ahead (2 MB or more a thread), two do not."""
+    x = sprinkle(wide(600, 1000, gen=gen, spread=2), [INF, -INF, NAN, -0.0], gen, 0.001)
+    index = torch.randint(0, 1000, (600,), generator=gen)
+    value = wide(600, gen=gen)
+    g = torch.zeros(600, 1000)
+    g[torch.arange(600), index] = value
+    saved = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        got = cpu.log_softmax_onehot_backward(x, cpu.log_softmax_stats(x), index, value)
+        want = cpu.softmax_backward(g, cpu.softmax(x, 1, log=True), 1, log=True)
+    finally:
+        torch.set_num_threads(saved)
+    assert_bitwise_equal(got, want)
 
 
 @pytest.mark.parametrize("shape", [(7, 1000), (33, 129), (1, 1), (5, 2), (0, 4)], ids=str)

@@ -26,6 +26,13 @@ const LineKernels& active_lines() {
 int group_for(int64_t P, int64_t R, int threads) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(group_lines(R), (P + threads - 1) / threads)));
 }
+
+// Whether the line kernels ask for lines ahead (the next group's, and the
+// backward's dx): where a thread's share of P lines of R is not in L2
+// already (lines.inc's next_span).
+bool from_memory(int64_t P, int64_t R, int threads) {
+  return P * R * static_cast<int64_t>(sizeof(float)) / threads >= kPrefetchFromBytes;
+}
 }  // namespace
 
 void run(const reduce::View& v, Kind kind, float* y) {
@@ -36,10 +43,11 @@ void run(const reduce::View& v, Kind kind, float* y) {
   const int threads = threads_for(P * v.R * 20, int64_t{1} << 18);
   const int group = group_for(P, v.R, threads);
   const int64_t groups = (P + group - 1) / group;
+  const bool ahead = from_memory(P, v.R, threads);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      group_kernel(v, kind, y, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+      group_kernel(v, kind, y, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
     }
   });
 }
@@ -51,13 +59,11 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
   const int group = group_for(P, v.R, threads);
   const int64_t groups = (P + group - 1) / group;
-  // dx's lines are claimed ahead where a thread's share of it is not in L2
-  // already (lines.inc's backward_group).
-  const bool claim_dx = P * v.R * static_cast<int64_t>(sizeof(float)) / threads >= kPrefetchFromBytes;
+  const bool ahead = from_memory(P, v.R, threads);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), claim_dx);
+      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
     }
   });
 }
@@ -70,10 +76,11 @@ void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, c
   const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroupMaxLine / R)));
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * R * 20, int64_t{1} << 18);
+  const bool ahead = from_memory(P, R, threads);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      rows_kernel(x, stats, P, R, index, value, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)));
+      rows_kernel(x, stats, P, R, index, value, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
     }
   });
 }

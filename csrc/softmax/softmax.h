@@ -69,14 +69,14 @@ inline int group_lines(int64_t R) {
 // the text of lines.inc compiled for it): a group of lines p0 ..
 // p0+count-1 (count <= group_lines(R)), and
 // dense rows p0 .. p0+count-1 (count <= kGroup) of the P rows of
-// onehot_backward.
+// onehot_backward.  from_memory: ask for the next group's lines (and the
+// backward's dx lines) ahead; softmax.cpp decides.
 struct LineKernels {
-  void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count);
-  // claim_dx: ask for the group's dx lines before the fmachains (softmax.cpp decides).
+  void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count, bool from_memory);
   void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count,
-                         bool claim_dx);
+                         bool from_memory);
   void (*onehot_backward_rows)(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
-                               const float* value, float* dx, int64_t p0, int count);
+                               const float* value, float* dx, int64_t p0, int count, bool from_memory);
 };
 extern const LineKernels kGenericLines;
 extern const LineKernels kAvx2Lines;    // x86 only
