@@ -127,33 +127,33 @@ _rms_normalize = primitive("rms_normalize", _rms_normalize_impl, _rms_normalize_
 # rms_normalize, then * weight, + bias).
 
 def _norm_rows_impl(x: Tensor, w: Optional[Tensor], b: Optional[Tensor], eps: float,
-                    centered: bool) -> Tuple[Tensor, Tensor, Tensor]:
+                    centered: bool) -> Tuple[Tensor, Tensor]:
     return backends.for_tensor(x).norm_rows(x, w, b, eps, centered)
 
 
 def _norm_rows_fake(x, w, b, eps, centered):
-    return torch.empty_like(x), x.new_empty(x.shape[0] if centered else 0), x.new_empty(x.shape[0])
+    return torch.empty_like(x), x.new_empty(2 if centered else 1, x.shape[0])
 
 
 def _norm_rows_setup(ctx, inputs, output):
     x, w, b, eps, centered = inputs
     ctx.dims, ctx.eps, ctx.centered, ctx.has_w, ctx.has_b = [1], eps, centered, w is not None, b is not None
-    ctx.mark_non_differentiable(output[1], output[2])
-    ctx.save_for_backward(x, w, output[1], output[2])
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(x, w, output[1])
 
 
 def _affine_norm_backward(ctx, g, composed, fused):
     """(dx, dw, db) of a fused normalisation with its affine step, which
-    saved (x, w, mean, rstd): the fused kernels' op `fused(g, x, mean,
-    rstd, w, need_w, need_b)`, or when a graph of the gradient is being
-    built (double backward) the composition's formula `composed(g, x, w,
-    need_x, need_w, need_b)` on one."""
-    x, w, mean, rstd = ctx.saved_tensors
+    saved (x, w, *statistics): the fused kernels' op `fused(g, x,
+    *statistics, w, need_w, need_b)`, or when a graph of the gradient is
+    being built (double backward) the composition's formula `composed(g,
+    x, w, need_x, need_w, need_b)` on one."""
+    x, w, *statistics = ctx.saved_tensors
     need = ctx.needs_input_grad
     need_w, need_b = ctx.has_w and need[1], ctx.has_b and need[2]
     if torch.is_grad_enabled():
         return composed(g, x, w, need[0], need_w, need_b)
-    dx, dw, db = fused(g, x, mean, rstd, w, need_w, need_b)
+    dx, dw, db = fused(g, x, *statistics, w, need_w, need_b)
     return dx, dw if need_w else None, db if need_b else None
 
 
@@ -173,8 +173,8 @@ def _norm_rows_backward(ctx, g, *unused):
     def composed(g, x, w, *need):
         return _composed_gradients(g, x, w, x.shape, [1], [0], ctx.eps, ctx.centered, *need)
 
-    def fused(g, x, mean, rstd, w, need_w, need_b):
-        return _norm_rows_grad(g, x, mean, rstd, w, ctx.centered, need_w, need_b)
+    def fused(g, x, stats, w, need_w, need_b):
+        return _norm_rows_grad(g, x, stats, w, ctx.centered, need_w, need_b)
 
     return (*_affine_norm_backward(ctx, g, composed, fused), None, None)
 
@@ -193,13 +193,13 @@ def _parameter_grads(dw, db, like):
     return (like.new_empty(0) if dw is None else dw), (like.new_empty(0) if db is None else db)
 
 
-def _norm_rows_grad_impl(g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Optional[Tensor], centered: bool,
+def _norm_rows_grad_impl(g: Tensor, x: Tensor, stats: Tensor, w: Optional[Tensor], centered: bool,
                          need_w: bool, need_b: bool) -> Tuple[Tensor, Tensor, Tensor]:
-    dx, dw, db = backends.for_tensor(g).norm_rows_backward(g, x, mean, rstd, w, centered, need_w, need_b)
-    return (dx, *_parameter_grads(dw, db, rstd))
+    dx, dw, db = backends.for_tensor(g).norm_rows_backward(g, x, stats, w, centered, need_w, need_b)
+    return (dx, *_parameter_grads(dw, db, stats))
 
 
-def _norm_rows_grad_fake(g, x, mean, rstd, w, centered, need_w, need_b):
+def _norm_rows_grad_fake(g, x, stats, w, centered, need_w, need_b):
     n = x.shape[1]
     return torch.empty_like(x), x.new_empty(n if need_w else 0), x.new_empty(n if need_b else 0)
 
@@ -418,8 +418,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor = None, bias: Ten
     _checks.check_same_device("layer_norm", input=input, weight=weight, bias=bias)
     if not shape:
         return _affine(input, weight, bias, shape)
-    y = _norm_rows(_as_rows(input, numel), _flat(weight, numel), _flat(bias, numel), _eps("layer_norm", eps), True)[0]
-    return y if y.shape == input.shape else y.reshape(input.shape)
+    rows = _as_rows(input, numel)
+    y = _norm_rows(rows, _flat(weight, numel), _flat(bias, numel), _eps("layer_norm", eps), True)[0]
+    return y if rows is input else y.reshape(input.shape)
 
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor = None, eps=None) -> Tensor:
@@ -432,8 +433,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor = None, eps=None) -
     _checks.check_same_device("rms_norm", input=input, weight=weight)
     e = 2.0 ** -23 if eps is None else _eps("rms_norm", eps)
     numel = math.prod(shape)
-    y = _norm_rows(_as_rows(input, numel), _flat(weight, numel), None, e, False)[0]
-    return y if y.shape == input.shape else y.reshape(input.shape)
+    rows = _as_rows(input, numel)
+    y = _norm_rows(rows, _flat(weight, numel), None, e, False)[0]
+    return y if rows is input else y.reshape(input.shape)
 
 
 def _channel_shape(x):

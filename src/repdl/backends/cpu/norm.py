@@ -6,7 +6,7 @@ import torch
 
 from ... import _C
 from ..._scalar import bits32
-from .outputs import row_major
+from .outputs import new_float32, row_major
 
 
 def _ptr(t):
@@ -18,29 +18,37 @@ def _dense(t):
     return None if t is None else t.contiguous()
 
 
+def _mean_and_rstd(stats, rows, centered):
+    """The data pointers of the rows' means (0 when not centered) and rstds
+    in stats, (2, rows) or (1, rows)."""
+    at = stats.data_ptr()
+    return (at, at + 4 * rows) if centered else (0, at)
+
+
 def norm_rows(x, w, b, eps: float, centered: bool):
-    """(y, mean, rstd) for x (rows, n); mean is empty when not centered."""
+    """(y, stats) for x (rows, n): stats (2, rows) holds the rows' means and
+    rstds, (1, rows) their rstds when not centered (one allocation, not two:
+    about 0.8 us of a small layer_norm)."""
     x = x.contiguous()
     w, b = _dense(w), _dense(b)
     rows, n = x.shape
     y = torch.empty_like(x)
-    mean = row_major((rows if centered else 0,))
-    rstd = row_major((rows,))
-    _C.norm_forward(rows, n, centered, bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), y.data_ptr(), _ptr(mean),
-                    rstd.data_ptr())
-    return y, mean, rstd
+    stats = new_float32(2 if centered else 1, rows)
+    _C.norm_forward(rows, n, centered, bits32(eps), _ptr(w), _ptr(b), x.data_ptr(), y.data_ptr(),
+                    *_mean_and_rstd(stats, rows, centered))
+    return y, stats
 
 
-def norm_rows_backward(g, x, mean, rstd, w, centered: bool, need_w: bool, need_b: bool):
-    """(dx, dw or None, db or None)."""
+def norm_rows_backward(g, x, stats, w, centered: bool, need_w: bool, need_b: bool):
+    """(dx, dw or None, db or None), from norm_rows' stats."""
     g, x = g.contiguous(), x.contiguous()
     w = _dense(w)
     rows, n = x.shape
     dx = torch.empty_like(x)
     dw = row_major((n,)) if need_w else None
     db = row_major((n,)) if need_b else None
-    _C.norm_backward(rows, n, centered, 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(), _ptr(mean), rstd.data_ptr(),
-                     dx.data_ptr(), _ptr(dw), _ptr(db))
+    _C.norm_backward(rows, n, centered, 0, _ptr(w), 0, g.data_ptr(), x.data_ptr(),
+                     *_mean_and_rstd(stats, rows, centered), dx.data_ptr(), _ptr(dw), _ptr(db))
     return dx, dw, db
 
 

@@ -21,15 +21,17 @@ import torch
 
 _FLOAT32 = torch.float32
 _CPU = torch.device("cpu")
-_NEW_FLOAT32 = torch.empty(0, dtype=_FLOAT32, device=_CPU).new_empty
+# new_float32(*sizes): a new row-major float32 CPU tensor of one size or
+# more, the template's way, for the hot paths that know their sizes.
+new_float32 = torch.empty(0, dtype=_FLOAT32, device=_CPU).new_empty
 
 
 def row_major(shape, dtype=_FLOAT32) -> torch.Tensor:
     """A new row-major CPU tensor of `shape` (a tuple or torch.Size)."""
     if not shape:  # the varargs forms need one size at least
         return torch.empty_strided((), (), dtype=dtype, device=_CPU)
-    if dtype is _FLOAT32:  # the common case, the template's way
-        return _NEW_FLOAT32(*shape)
+    if dtype is _FLOAT32:  # the common case
+        return new_float32(*shape)
     return torch.empty(*shape, dtype=dtype, device=_CPU)
 
 

@@ -4,6 +4,8 @@ the reference's primitives that the CPU's fused kernels (csrc/norm)
 reproduce."""
 import math
 
+import torch
+
 from . import _exact, arith, elementwise, reductions
 
 
@@ -22,13 +24,15 @@ def _xhat(x, mean, rstd, centered):
 
 def norm_rows(x, w, b, eps: float, centered: bool):
     """mean = seqsum(x) / n, ss = fmachain(d, d), rstd = rsqrt(ss / n + eps)
-    (rms: rstd = rsqrt(fmachain(x, x) / n + eps)); y = xhat * w + b."""
+    (rms: rstd = rsqrt(fmachain(x, x) / n + eps)); y = xhat * w + b.
+    Returns (y, stats): stats (2, rows) holds mean and rstd, (1, rows) rstd
+    when not centered."""
     n = _n(x)
     if centered:
         mean = arith.binary("div", reductions.sum(x, (1,), False, order="sequential"), n)
         ss = reductions.sqdev(x, mean, (1,), False)
     else:
-        mean = x.new_empty(0)
+        mean = None
         ss = reductions.sumprod(x, x, (1,), False)
     rstd = elementwise.rsqrt(arith.binary_scalar("add", arith.binary("div", ss, n), eps, False))
     y = _xhat(x, mean, rstd, centered)
@@ -36,13 +40,14 @@ def norm_rows(x, w, b, eps: float, centered: bool):
         y = arith.binary("mul", y, w)
     if b is not None:
         y = arith.binary("add", y, b)
-    return y, mean, rstd
+    return y, torch.stack((mean, rstd)) if centered else rstd.unsqueeze(0).clone()
 
 
-def norm_rows_backward(g, x, mean, rstd, w, centered: bool, need_w: bool, need_b: bool):
+def norm_rows_backward(g, x, stats, w, centered: bool, need_w: bool, need_b: bool):
     """gy = g * w; dx = ((gy - seqsum(gy) / n) - xhat * (fmachain(gy, xhat) / n)) * rstd
     (rms: without the first term); dw = seqsum over rows of g * xhat; db = seqsum of g."""
     n = _n(x)
+    mean, rstd = stats[0] if centered else None, stats[-1]
     h = _xhat(x, mean, rstd, centered)
     gy = g if w is None else arith.binary("mul", g, w)
     m2 = arith.binary("div", reductions.sumprod(gy, h, (1,), True), n)
