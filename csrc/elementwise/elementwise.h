@@ -87,6 +87,9 @@ using UnaryFn = void (*)(const float*, float*, int64_t);
 UnaryFn unary(Unary f);
 
 // ---- threaded entry points (split over elements) ---------------------------
+// The fewest elements a thread takes of f's forward or backward: a share
+// worth waking another thread for (api.cpp).
+int64_t grain(Unary f);
 void unary_threaded(Unary f, const float* x, float* y, int64_t n);
 // silu(x) into y and sigmoid(x) into s (the buffers must not overlap x):
 // what silu's forward computes when its backward will need sigmoid(x).

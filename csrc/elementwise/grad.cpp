@@ -8,8 +8,6 @@
 namespace repdl {
 namespace elementwise {
 namespace {
-constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
-
 using GradRange = void (*)(Unary, const float*, const float*, const float*, float*, int64_t);
 
 GradRange active_row() {
@@ -26,7 +24,8 @@ GradRange active_row() {
 
 void unary_grad_threaded(Unary f, const float* g, const float* x, const float* y, float* dx, int64_t n) {
   const GradRange row = active_row();
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t s, int64_t e) { row(f, g + s, x + s, y + s, dx + s, e - s); });
+  // (A backward takes at least its forward's time per element.)
+  parallel_ranges(n, threads_for(n, grain(f)), [&](int64_t s, int64_t e) { row(f, g + s, x + s, y + s, dx + s, e - s); });
 }
 
 }  // namespace elementwise

@@ -21,7 +21,6 @@ namespace repdl {
 namespace elementwise {
 namespace {
 constexpr int64_t kBlock = 1024;              // elements per pass over the steps
-constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least
 }  // namespace
 
 // t = fl32(beta x); y = x if t > threshold, else fl32(softplus(t) / beta).
@@ -66,14 +65,14 @@ void celu_param(const float* x, float alpha, float* y, int64_t n) {
 }
 
 void softplus_param_threaded(const float* x, float beta, float threshold, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain),
+  parallel_ranges(n, threads_for(n, grain(Unary::softplus)),
                   [&](int64_t b, int64_t e) { softplus_param(x + b, beta, threshold, y + b, e - b); });
 }
 void elu_param_threaded(const float* x, float alpha, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { elu_param(x + b, alpha, y + b, e - b); });
+  parallel_ranges(n, threads_for(n, grain(Unary::elu)), [&](int64_t b, int64_t e) { elu_param(x + b, alpha, y + b, e - b); });
 }
 void celu_param_threaded(const float* x, float alpha, float* y, int64_t n) {
-  parallel_ranges(n, threads_for(n, kGrain), [&](int64_t b, int64_t e) { celu_param(x + b, alpha, y + b, e - b); });
+  parallel_ranges(n, threads_for(n, grain(Unary::elu)), [&](int64_t b, int64_t e) { celu_param(x + b, alpha, y + b, e - b); });
 }
 
 }  // namespace elementwise
