@@ -69,9 +69,10 @@ UnaryFn unary(Unary f) { return kFns[static_cast<int>(f)]; }
 // 0.59, gelu 0.59, log1p 0.63, log 0.65, sigmoid 0.68-0.73, exp 0.85-0.89
 // (0.42 ns an element: a share of 1.7 us still gains), rsqrt 0.77-0.79;
 // 16K expm1 0.50, gelu 0.60, silu 0.64, exp2 0.70; but reciprocal at 8K
-// 1.84, and sqrt at 8K and 16K within noise of 1.  Torch takes the second
-// thread at 8K for these functions too.  The slower rows take longer per
-// element, so there the grains err towards fewer threads.
+// 1.84, and sqrt at 8K and 16K within noise of 1.  (Torch takes a second
+// thread at 8K for the costlier ones: expm1, log1p, sin, cos and logsigmoid
+// ran 1.3-1.6x faster on two.)  The slower rows take longer per element,
+// so there the grains err towards fewer threads.
 int64_t grain(Unary f) {
   if (f == Unary::sqrt || f == Unary::reciprocal) return int64_t{1} << 14;
   return int64_t{1} << 12;

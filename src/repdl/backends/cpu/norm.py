@@ -20,7 +20,8 @@ def _dense(t):
 
 def _mean_and_rstd(stats, rows, centered):
     """The data pointers of the rows' means (0 when not centered) and rstds
-    in stats, (2, rows) or (1, rows)."""
+    in stats, (2, rows) or (1, rows): the rstds a row of 4-byte floats
+    after the means."""
     at = stats.data_ptr()
     return (at, at + 4 * rows) if centered else (0, at)
 
