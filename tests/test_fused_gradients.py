@@ -26,6 +26,25 @@ SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099)]
 @pytest.mark.parametrize("rows,n", SHAPES)
 @pytest.mark.parametrize("centered", [True, False])
 def test_norm_rows_match_the_reference(rows, n, centered, gen, isa):
+    _check_norm_rows(rows, n, centered, gen)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("centered", [True, False])
+def test_norm_rows_parameter_chains_on_threads(threads, centered, gen, isa):
+    """The parameters' column chains advance in the rows' pass on one
+    thread and run in a pass of their own over split columns on two (128
+    x 700 is work enough for two threads in both passes): the reference's
+    bits either way."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        _check_norm_rows(128, 700, centered, gen)
+    finally:
+        torch.set_num_threads(saved)
+
+
+def _check_norm_rows(rows, n, centered, gen):
     x = sprinkle(wide(rows, n, gen=gen, spread=3), SPECIALS + TINY, gen, 0.01)
     g = wide(rows, n, gen=gen, spread=2)
     w, b = wide(n, gen=gen), wide(n, gen=gen)
