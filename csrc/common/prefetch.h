@@ -10,8 +10,14 @@ namespace repdl {
 
 // A thread's share of a tensor from which its lines are worth asking for
 // ahead: with less they are mostly in L2 already (Zen 4: 1 MB a core), and
-// the requests only cost (norm/rows.inc and softmax's backward measured it).
+// the requests only cost (norm/rows.inc and softmax's lines measured it).
 constexpr int64_t kPrefetchFromBytes = int64_t{2} << 20;
+
+// Whether a tensor of `floats` float32 values split over `threads` comes
+// from beyond L2, so that asking for its lines ahead pays.
+inline bool from_memory(int64_t floats, int threads) {
+  return floats * static_cast<int64_t>(sizeof(float)) / threads >= kPrefetchFromBytes;
+}
 
 // The 64-byte lines of [p, p + n) in one burst, with __builtin_prefetch's
 // kWrite and kLocality.

@@ -26,13 +26,6 @@ const LineKernels& active_lines() {
 int group_for(int64_t P, int64_t R, int threads) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(group_lines(R), (P + threads - 1) / threads)));
 }
-
-// Whether the line kernels ask for lines ahead (the next group's, and the
-// backward's dx): where a thread's share of P lines of R is not in L2
-// already (lines.inc's next_span).
-bool from_memory(int64_t P, int64_t R, int threads) {
-  return P * R * static_cast<int64_t>(sizeof(float)) / threads >= kPrefetchFromBytes;
-}
 }  // namespace
 
 void run(const reduce::View& v, Kind kind, float* y) {
@@ -43,7 +36,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
   const int threads = threads_for(P * v.R * 20, int64_t{1} << 18);
   const int group = group_for(P, v.R, threads);
   const int64_t groups = (P + group - 1) / group;
-  const bool ahead = from_memory(P, v.R, threads);
+  const bool ahead = from_memory(P * v.R, threads);  // lines.inc's next_span
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
@@ -59,7 +52,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
   const int group = group_for(P, v.R, threads);
   const int64_t groups = (P + group - 1) / group;
-  const bool ahead = from_memory(P, v.R, threads);
+  const bool ahead = from_memory(P * v.R, threads);  // lines.inc's next_span
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
@@ -76,7 +69,7 @@ void onehot_backward(const float* x, const float* stats, int64_t P, int64_t R, c
   const int group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroupMaxLine / R)));
   const int64_t groups = (P + group - 1) / group;
   const int threads = threads_for(P * R * 20, int64_t{1} << 18);
-  const bool ahead = from_memory(P, R, threads);
+  const bool ahead = from_memory(P * R, threads);
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;

@@ -70,7 +70,7 @@ inline int group_lines(int64_t R) {
 // p0+count-1 (count <= group_lines(R)), and
 // dense rows p0 .. p0+count-1 (count <= kGroup) of the P rows of
 // onehot_backward.  from_memory: ask for the next group's lines (and the
-// backward's dx lines) ahead; softmax.cpp decides.
+// backward's dx lines) ahead; softmax.cpp decides, by prefetch.h's rule.
 struct LineKernels {
   void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count, bool from_memory);
   void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count,
