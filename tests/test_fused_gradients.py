@@ -77,12 +77,14 @@ def test_fused_norm_is_the_composition(centered, gen):
 
 
 # (N, C, *spatial): L == 1 as columns (a thread's 256 channels, then the
-# rest); C below eight (scalar chains), 17 and 20 (sixteen, then the last
-# eight overlapping), 9 (eight and one); runs of 1031 (two 512-element
-# chunks and 7), runs of 1024 (4 KB apart: the rows kernels' crowded-L1
-# path), a run of 2.
-BATCH_SHAPES = [(2, 3), (64, 300), (3, 5, 7), (2, 16, 7, 7), (4, 17, 13), (2, 9, 1031), (3, 20, 32, 32),
-                (5, 40, 2), (2, 1, 3)]
+# rest); the backward's chains on blocks of channels in the lanes
+# (gradient_chains): C below eight (lanes repeating the last row), 17 and 20
+# (sixteen, then one or four), 25 (sixteen, then nine: two vectors, the
+# second mostly repeats), 9 (eight and one); runs of 1031 (eight 128-float
+# pieces and 7, whose last 3 are single columns), runs of 1024 (4 KB
+# apart, one L1 set), a run of 2.
+BATCH_SHAPES = [(2, 3), (64, 300), (3, 5, 7), (2, 16, 7, 7), (4, 17, 13), (2, 25, 5), (2, 9, 1031),
+                (3, 20, 32, 32), (5, 40, 2), (2, 1, 3)]
 
 
 def _check_channel_norm(name, shape, threads, gen, *args):
@@ -217,13 +219,16 @@ def test_norm_output_takes_in_place_updates(op, backend, gen):
     assert dx.shape == x.shape
 
 
-# (N, C, *spatial), groups: whole rows as one piece (Cg * L <= 2048) with
-# Cg channel chains each, C == G (one channel a group), L == 1, runs of
-# 1031 and 1024 in 512-float pieces (one channel a piece), more groups
-# than sixteen (a block of sixteen, then the rest; eight when two threads
-# share fewer than 32), 20 groups of 3 channels, an empty batch, empty runs.
+# (N, C, *spatial), groups: a block of groups in the lanes of the chains
+# (gradient_chains), each lane's row its channels' runs in order: C == G
+# (one channel a group), L == 1 (runs of one float), runs of 1031 and 1024
+# (pieces of 128 floats and a rest; 1024 puts the rows 4 KB apart, in one
+# L1 set), more groups than sixteen (a block of sixteen, then the rest;
+# eight when two threads share fewer than 32), 25 groups (sixteen, then
+# nine: two vectors), 20 groups of 3 channels, an empty batch, empty runs.
 GROUP_SHAPES = [((2, 6), 3), ((3, 8, 5), 2), ((2, 4, 3, 3), 4), ((2, 6, 1031), 2), ((3, 4, 1024), 2),
-                ((2, 64, 7), 32), ((3, 60, 5, 5), 20), ((1, 4, 700), 1), ((0, 4, 3), 2), ((2, 4, 0), 2)]
+                ((2, 64, 7), 32), ((2, 25, 3), 25), ((3, 60, 5, 5), 20), ((1, 4, 700), 1), ((0, 4, 3), 2),
+                ((2, 4, 0), 2)]
 
 
 @pytest.mark.parametrize("shape,groups", GROUP_SHAPES)

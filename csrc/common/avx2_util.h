@@ -28,6 +28,25 @@ inline void transpose8(__m256 r[8]) {
   r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
+// Four floats from a and four from b, side by side (a in the low half): two
+// 16-byte broadcast loads and a blend, which use the load ports and any FP
+// pipe where vinsertf128 and vperm2f128 take the shuffle pipes.
+inline __m256 halves(const float* a, const float* b) {
+  return _mm256_blend_ps(_mm256_broadcast_ps(reinterpret_cast<const __m128*>(a)),
+                         _mm256_broadcast_ps(reinterpret_cast<const __m128*>(b)), 0xF0);
+}
+
+// In-lane 4x4 transpose: c[i] lane j = r[j] lane i in each 128-bit half
+// (with r[j] = halves(row j, row j + 4), c[i] holds element i of rows 0-7).
+inline void transpose4_halves(const __m256 r[4], __m256 c[4]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  c[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+  c[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+  c[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+  c[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
 // Lanes that hold NaN become the canonical quiet NaN 0x7FC00000.
 inline __m256 canonical_nan8(__m256 v) {
   const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));

@@ -4,7 +4,8 @@
 // forward and backward fused into a few passes per group of rows.
 // Every value is the contract's composition of primitives, rounding by
 // rounding: the row chains (seqsum, fmachain) run in the reduction kernels'
-// eight-lanes layout, the rest row by row.
+// eight-lanes layout (batch and group norm's backward: in gradient_chains,
+// below), the rest row by row.
 //
 //   centered (layer norm): mean = seqsum(x) / n; ss = fmachain(d, d), d = x - mean;
 //                          rstd = rsqrt(ss / n + eps); xhat = (x - mean) * rstd
@@ -73,6 +74,28 @@ void forward(const Groups& p, const float* x, float* y, float* mean, float* rstd
 // dx always; dw and db (C floats) when not nullptr.
 void backward(const Groups& p, const float* g, const float* x, const float* mean, const float* rstd, float* dx,
               float* dw, float* db);
+
+// The backward's chains of batch and group norm over `count` <= 16 rows
+// side by side (chains_<isa>.inc's gradient_chains): row q of g at g + q *
+// stride, of x likewise, read as `runs` runs of len elements in order.  Per
+// row, s1[q] and s2[q] continue over every run; per run j and row, dw and
+// db continue at j * 16 + q (w likewise).  Per element, h = (x - mean[q]) *
+// rstd[q] (the forward's xhat), gy = g * w, s1 = s1 + gy, s2 = fma(gy, h,
+// s2), dw = dw + g * h, db = db + g, each step rounded as written.  Every
+// array holds 16 floats per run: a kernel may compute the lanes past count
+// (their rows repeat the last row) and store them, and the caller drops
+// them.
+constexpr int kChainRows = 16;
+
+struct RowChains {
+  const float* mean;
+  const float* rstd;
+  float* s1;
+  float* s2;
+  const float* w;
+  float* dw;
+  float* db;
+};
 
 // The kernels of one instruction set (norm_<isa>.cpp: rows.inc,
 // channels.inc and groups.inc compiled for it), behind the entry points

@@ -15,6 +15,7 @@ namespace repdl {
 namespace norm {
 namespace generic_row {
 #include "norm/rows.inc"
+#include "norm/chains_portable.inc"
 #include "norm/channels.inc"
 #include "norm/groups.inc"
 }  // namespace generic_row

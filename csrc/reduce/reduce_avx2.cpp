@@ -43,20 +43,14 @@ struct Rows8 {
         stride(s0 * static_cast<int64_t>(sizeof(float))),
         stride3(3 * stride) {}
   static __m256 halves(const char* a, const char* b) {
-    return _mm256_blend_ps(_mm256_broadcast_ps(reinterpret_cast<const __m128*>(a)),
-                           _mm256_broadcast_ps(reinterpret_cast<const __m128*>(b)), 0xF0);
+    return avx2::halves(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b));
   }
   void columns(int64_t k, __m256 c[4]) const {
     const int64_t at = k * static_cast<int64_t>(sizeof(float));
     const char *l = lo + at, *h = hi + at;
-    const __m256 r0 = halves(l, h), r1 = halves(l + stride, h + stride);
-    const __m256 r2 = halves(l + 2 * stride, h + 2 * stride), r3 = halves(l + stride3, h + stride3);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    c[0] = _mm256_shuffle_ps(t0, t2, 0x44);
-    c[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
-    c[2] = _mm256_shuffle_ps(t1, t3, 0x44);
-    c[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 r[4] = {halves(l, h), halves(l + stride, h + stride), halves(l + 2 * stride, h + 2 * stride),
+                         halves(l + stride3, h + stride3)};
+    avx2::transpose4_halves(r, c);
   }
   // Elements k..k+7 of the eight rows, transposed (t[kk] lane q = row q,
   // element k + kk): two loads per 64-byte line, where columns() makes
