@@ -62,6 +62,11 @@ BOUNDARY_GEOMETRIES = {
     "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "im2col-33-outputs": (1, 4, 7, 11, 33, 3, 2, (1, 1), (0, 1), (1, 1), 1),
     "im2col-wide-groups": (2, 40, 6, 6, 80, 3, 3, (1, 1), (1, 1), (1, 1), 2),
+    # outputs as wide as the input (im2col's shifted-plane rows): blocks of
+    # 448 columns that cut the 30-wide rows, dilation, rows beyond the input
+    "im2col-rows-across-blocks": (1, 64, 30, 30, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "im2col-same-dilated": (2, 20, 9, 9, 8, 3, 3, (1, 1), (2, 2), (2, 2), 1),
+    "im2col-rows-beyond-input": (1, 17, 5, 6, 4, 3, 3, (1, 1), (3, 1), (1, 1), 1),
     "direct-padding-beyond-kernel": (1, 3, 5, 4, 5, 2, 3, (1, 1), (4, 5), (1, 1), 1),
     "direct-dilation": (2, 6, 13, 12, 4, 3, 3, (1, 1), (2, 0), (3, 2), 1),
     "direct-groups": (2, 12, 7, 9, 18, 3, 1, (1, 1), (1, 0), (1, 1), 3),
