@@ -40,7 +40,9 @@ def test_sum_and_sqdev_match_reference(shape, gen, isa):
 # last eight again for the rest (9-15 left: beside the eight before them),
 # four elements of each row at a time and then the last n % 4; rows 1-8 KB
 # apart (n = 256 ... 2048) may crowd L1 and go eight at a time, four or
-# eight elements at a time.
+# eight elements at a time.  Each kernel: sum (both orders), sqdev,
+# sumprod, and dot (a matrix times a vector: its step reads the vector at
+# the reduced index).
 @pytest.mark.parametrize("rows", [8, 10, 13, 16, 17, 33, 47])
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 6, 7, 64, 127, 256, 512, 1000, 1024, 2048])
 def test_rows_kernels_match_reference(rows, n, gen, isa):
@@ -49,6 +51,10 @@ def test_rows_kernels_match_reference(rows, n, gen, isa):
     assert_bitwise_equal(cpu.sumprod(a, b, (1,), False), ref.sumprod(a, b, (1,), False), "sumprod")
     for order in ORDERS:
         assert_bitwise_equal(cpu.sum(a, (1,), False, order=order), ref.sum(a, (1,), False, order=order), order)
+    m = ref.sum(b, (1,), False, order="sequential")
+    assert_bitwise_equal(cpu.sqdev(a, m, (1,), False), ref.sqdev(a, m, (1,), False), "sqdev")
+    v = b[:1].t()
+    assert_bitwise_equal(cpu.matmul(a, v), ref.matmul(a, v), "matrix times vector")
 
 
 # Sequential chains over dims on both sides of a kept one take an outer
