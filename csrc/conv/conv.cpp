@@ -186,8 +186,8 @@ void fill_rows(int64_t rows, int64_t ncols, const Fill& fill) {
 // layer's channels: split over threads inside, such a GEMM ran at about
 // 0.7 of two threads' speed.  Whole jobs at any size (the rule had been
 // "below 2^24 flops a job"), 2 threads, new / old time: conv 3x3 (32, 64,
-// 56, 56) forward 0.68, with its backward 0.86; (8, 128, 28, 28) 0.74 and
-// 0.84; (32, 64, 16, 16) -> 64 0.45-0.64 and 0.55-0.78.
+// 56, 56) forward 0.65-0.83, with its backward 0.86-0.93; (8, 128, 28, 28)
+// 0.88-0.90 and 0.99; (32, 64, 16, 16) -> 64 0.62-0.74 and 0.85-0.87.
 template <class Job>
 void for_jobs(int64_t jobs, int64_t flops_per_job, const Job& job) {
   const int threads = threads_for(jobs * flops_per_job, int64_t{1} << 21);
