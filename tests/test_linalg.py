@@ -88,10 +88,13 @@ def test_mm_thread_count_invariant(m, n, k, gen, isa):
 
 
 # Shapes that reach every tile of every instruction set's row (csrc/gemm/
-# config.cpp: AVX-512 picks 6x64 for n <= 64, 12x32 for m < 128, 8x48
-# otherwise) with several K blocks, N beyond one N block (3072) and
-# partial tiles on both edges.
-@pytest.mark.parametrize("m,n,k", [(131, 50, 300), (5, 3100, 270), (141, 3101, 200), (97, 64, 129)])
+# config.cpp: AVX-512 takes the tile that pads m and n least, 6x64's area
+# counted 25/24: 12x32 for (131, 50) and (141, 3101), 6x64 for (5, 3100)
+# and (97, 64), 8x48 for (136, 3101)) with several K blocks, N beyond one N
+# block (3072) and partial tiles on both edges; the column-major operands
+# reach each packer's transposed-A copy.
+@pytest.mark.parametrize("m,n,k", [(131, 50, 300), (5, 3100, 270), (141, 3101, 200), (97, 64, 129),
+                                   (136, 3101, 400)])
 def test_every_tile_of_every_row(m, n, k, gen, isa):
     a = wide(m, k, gen=gen, spread=2)
     b = wide(k, n, gen=gen, spread=2)

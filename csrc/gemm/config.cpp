@@ -43,15 +43,20 @@ const Config& kAvx512Short = kGeneric;
 const Config& config(Isa isa, int64_t m, int64_t n) {
   switch (isa) {
     case Isa::avx512: {
-      // Large products: the wide tile (measured on bench_gemm's shapes).
-      // Otherwise the row that pads m and n least, since the three tiles run
-      // at about the same speed when full; ties go to the shorter tile.
-      if (m >= 128 && n > 64) return kAvx512Wide;
+      // The row that pads m and n least: full tiles of the wide and the
+      // short kernel run at the same speed (about 100 GFLOP/s on one Zen 4
+      // core), the narrow one at 0.96 of it (its kc of 128, set by L1, loads
+      // and stores C half as often again), so its padded area counts 25/24.
+      // Padding costs what it pads: n = 256, a transformer's width, fills
+      // 5 1/3 wide panels, and there the wide tile ran at 0.88-0.91 of the
+      // short one.  Ties go to the narrow tile, then the wide one (a little
+      // ahead of the short one at 256 x 1024 x 2048, A transposed).
       const Config* best = nullptr;
-      int64_t best_area = 0;
-      for (const Config* c : {&kAvx512Narrow, &kAvx512Short, &kAvx512Wide}) {
+      int64_t best_cost = 0;
+      for (const Config* c : {&kAvx512Narrow, &kAvx512Wide, &kAvx512Short}) {
         const int64_t area = (m + c->mr - 1) / c->mr * c->mr * ((n + c->nr - 1) / c->nr * c->nr);
-        if (best == nullptr || area < best_area) best = c, best_area = area;
+        const int64_t cost = area * (c == &kAvx512Narrow ? 25 : 24);
+        if (best == nullptr || cost < best_cost) best = c, best_cost = cost;
       }
       return *best;
     }

@@ -1,6 +1,7 @@
 // AVX2 packing for the 6x16 kernel: 8x8 in-register transposes for the two
-// layouts that need them (row-major A, column-major B); everything else goes
-// to the portable packers.  Values are only moved, never combined.
+// layouts that need them (row-major A, column-major B), column-major A
+// copied k step by k step (pack_a_columns); everything else goes to the
+// portable packers.  Values are only moved, never combined.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include <algorithm>
@@ -15,6 +16,7 @@ namespace repdl {
 namespace gemm {
 
 void pack_a_avx2_6(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst) {
+  if (mr == 6 && a.rs == 1 && a.cs != 1) return pack_a_columns<6>(a, mc, kc, dst);
   if (mr != 6 || a.cs != 1) return pack_a(a, mc, kc, mr, dst);
   const int64_t full = (mc / 6) * 6;
   for (int64_t i0 = 0; i0 < full; i0 += 6, dst += kc * 6) {

@@ -1,7 +1,8 @@
-// AVX-512 packing for the 8x48 kernel.  Row-major B rows are copied two zmm
+// AVX-512 packing for the three tiles.  Row-major B rows are copied V zmm
 // at a time; column-major B (the transposed weight of linear) and
-// row-major A go through 8x8 in-register transposes.  Values are only
-// moved, never combined.
+// row-major A go through 8x8 in-register transposes; column-major A
+// (pack_a_columns) is copied k step by k step.  Values are only moved,
+// never combined.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include <algorithm>
@@ -17,6 +18,7 @@ namespace gemm {
 
 // A panel of 8 rows, 8 k steps at a time through one in-register transpose.
 void pack_a_avx512_8(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst) {
+  if (mr == 8 && a.rs == 1 && a.cs != 1) return pack_a_columns<8>(a, mc, kc, dst);
   if (mr != 8 || a.cs != 1) return pack_a(a, mc, kc, mr, dst);
   const int64_t full = (mc / 8) * 8;
   for (int64_t i0 = 0; i0 < full; i0 += 8, dst += kc * 8) {
@@ -40,6 +42,7 @@ void pack_a_avx512_8(const Operand& a, int64_t mc, int64_t kc, int mr, float* ds
 // next first store (or the tail loop, or the next panel) overwrites;
 // Config::pack_slack covers the spill past the last panel.
 void pack_a_avx512_12(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst) {
+  if (mr == 12 && a.rs == 1 && a.cs != 1) return pack_a_columns<12>(a, mc, kc, dst);
   if (mr != 12 || a.cs != 1) return pack_a(a, mc, kc, mr, dst);
   const int64_t full = (mc / 12) * 12;
   for (int64_t i0 = 0; i0 < full; i0 += 12, dst += kc * 12) {

@@ -2,10 +2,10 @@
 // vfmadd231ps, each continuing one zmm of C chains: c = fma(a_k, b_k, c), k
 // ascending -- the AVX2 kernel's chains on wider lanes.  The three tiles
 // keep 24 of 32 zmm as C (24 independent chains cover the 4-cycle fma
-// latency at 2 fmas per cycle) and differ in which operand they reuse most:
-// 8x48 for wide products, 6x64 for narrow ones (N <= 64: no partial
-// column panel), 12x32 for short ones (few rows: each B row is reused by
-// more of them).  config.cpp picks one per product; all give the same bits.
+// latency at 2 fmas per cycle) and differ in which operand they reuse most
+// and in what they pad: 8x48, 6x64 (N <= 64: no partial column panel) and
+// 12x32 (few rows: each B row is reused by more of them; N = 256 in whole
+// panels).  config.cpp picks one per product; all give the same bits.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include "gemm/gemm.h"
