@@ -30,6 +30,16 @@ inline void transpose8(__m256 r[8]) {
   r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
+// dst row k (rows ds apart) = column k of the 8 x 8 block at src (rows ss
+// apart), whose rows from `rows` on read as +0.0 (a matrix's last rows,
+// or padding up to a multiple of eight).
+inline void transpose8_block(const float* src, int64_t ss, int64_t rows, float* dst, int64_t ds) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = i < rows ? _mm256_loadu_ps(src + i * ss) : _mm256_setzero_ps();
+  transpose8(r);
+  for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + k * ds, r[k]);
+}
+
 // Four floats from a and four from b, side by side (a in the low half): two
 // 16-byte broadcast loads and a blend, which use the load ports and any FP
 // pipe where vinsertf128 and vperm2f128 take the shuffle pipes.

@@ -36,22 +36,6 @@ void place(const float* src, int64_t h, int64_t w, float* dst, int64_t rows, int
     if (c1 > c0) std::memcpy(dst + (r + top) * cols + left + c0, src + r * w + c0, (c1 - c0) * sizeof(float));
 }
 
-// t[p * ocp + o] = dy[o * P + p] for o < oc, +0.0 for oc <= o < ocp: dy's
-// planes as rows of channels, a block of positions at a time, so that each
-// read is a run and the block's rows stay in L1.  Reading down the channels
-// of one position strides by a plane (4 KB at 32 x 32: every channel in one
-// L1 set) and each read missed: 90% of the weight gradient's time on a
-// 3-channel first layer, (32, 3, 32, 32) to 32 channels.
-constexpr int64_t kTransposePositions = 16;
-
-void transpose_channels(const float* dy, int64_t oc, int64_t P, int64_t ocp, float* t) {
-  for (int64_t p0 = 0; p0 < P; p0 += kTransposePositions) {
-    const int64_t p1 = std::min(P, p0 + kTransposePositions);
-    for (int64_t o = 0; o < ocp; ++o)
-      for (int64_t p = p0; p < p1; ++p) t[p * ocp + o] = o < oc ? dy[o * P + p] : 0.0f;
-  }
-}
-
 // One correlation per (image, group), whole jobs per thread.
 template <class Job>
 void per_image_group(const Geometry& g, int64_t flops_per_job, const Job& job) {
@@ -144,7 +128,7 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
           for (int64_t c = 0; c < cg; ++c)
             place(x + ((n * g.c) + gr * cg + c) * g.h * g.w, g.h, g.w, xp + (i * cg + c) * plane, rows, cols,
                   g.ph, g.pw);
-          transpose_channels(dy + (n * g.oc + gr * ocg) * P, ocg, P, ocp, dyt + i * P * ocp);
+          k.transpose_channels(dy + (n * g.oc + gr * ocg) * P, ocg, P, ocp, dyt + i * P * ocp);
         }
       });
       const direct::WeightGrad wg{xp,        cg * plane,  plane,      cols, dyt,         ocp,

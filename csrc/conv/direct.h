@@ -71,6 +71,8 @@ struct Kernels {
   int channel_lanes;  // output channels per vector in weight_grad
   void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
   void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
+  // dy's planes (oc x P) as rows of ocp channels, WeightGrad's dyt.
+  void (*transpose_channels)(const float* dy, int64_t oc, int64_t P, int64_t ocp, float* dyt);
 };
 extern const Kernels kGeneric;
 extern const Kernels kAvx2;

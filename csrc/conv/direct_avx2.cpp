@@ -26,6 +26,9 @@ struct V {
   static T bcast(float x) { return _mm256_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T canonical(T v) { return avx2::canonical_nan8(v); }
+  static void transpose8(const float* src, int64_t ss, int64_t rows, float* dst, int64_t ds) {
+    avx2::transpose8_block(src, ss, rows, dst, ds);
+  }
 };
 
 #include "conv/direct_rows.inc"

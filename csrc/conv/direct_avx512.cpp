@@ -6,6 +6,7 @@
 // Everything above is compiled for the baseline; only what follows, which
 // runs after isa.cpp has checked the CPU, may use AVX-512.
 #pragma GCC target("avx512f,avx2,fma")
+#include "common/avx2_util.h"
 
 namespace repdl {
 namespace conv {
@@ -24,6 +25,9 @@ struct V {
   static T bcast(float x) { return _mm512_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T canonical(T v) { return canonical_nan16(v); }
+  static void transpose8(const float* src, int64_t ss, int64_t rows, float* dst, int64_t ds) {
+    avx2::transpose8_block(src, ss, rows, dst, ds);
+  }
 };
 
 #include "conv/direct_rows.inc"

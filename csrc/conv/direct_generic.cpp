@@ -20,6 +20,10 @@ struct V {
   static T bcast(float x) { return x; }
   static T fma(T a, T b, T c) { return std::fma(a, b, c); }
   static T canonical(T v) { return canonical_nan(v); }
+  static void transpose8(const float* src, int64_t ss, int64_t rows, float* dst, int64_t ds) {
+    for (int k = 0; k < 8; ++k)
+      for (int i = 0; i < 8; ++i) dst[k * ds + i] = i < rows ? src[i * ss + k] : 0.0f;
+  }
 };
 
 #include "conv/direct_rows.inc"
