@@ -121,3 +121,29 @@ def test_zero_taps_take_part_as_plus_zero():
     y = repdl.conv2d(x, wt, padding=(0, 1))
     assert_bitwise_equal(y, ref.conv2d(x, wt, (1, 1), (1, 1), (0, 1), (1, 1), 1))
     assert torch.isnan(y).all()
+
+
+@pytest.mark.parametrize("case", ["underflow-patch", "underflow-everywhere", "non-finite-weights"])
+def test_strided_grad_input_leaves_stride_holes_out(case, gen, isa):
+    """grad_input of a strided layer multiplies only the taps that reach an
+    output (conv.cpp's phases), where the contract's chain also adds each
+    stride hole's w * (+0.0).  Those terms can still turn a -0.0 sum into
+    +0.0, and a NaN or infinite weight makes them NaN.  Products that
+    underflow (dy of 2^-149 times weights of both signs below 1/2) leave
+    such zero sums: in one patch of dy (replayed one by one) and everywhere
+    (past the replays' budget: the GEMMs over every term)."""
+    args = ((2, 2), (1, 1), (1, 1), 1)
+    wt = (torch.rand(5, 3, 3, 3, generator=gen) - 0.5) * 0.98
+    dy = wide(2, 5, 7, 7, gen=gen, spread=3)
+    least = 2.0 ** -149
+    if case == "underflow-patch":
+        dy[:, :, 2:4, 2:4] = least
+    elif case == "underflow-everywhere":
+        dy.fill_(least)
+    else:
+        wt[1, 2, 0, 1], wt[3, 0, 2, 2] = float("inf"), float("nan")
+    want = ref.conv2d_input(dy, wt, (2, 3, 13, 13), *args)
+    assert_bitwise_equal(cpu.conv2d_input(dy, wt, (2, 3, 13, 13), *args), want)
+    if case != "non-finite-weights":  # both zero signs among the results, so that the test can fail
+        zeros = want[want == 0]
+        assert torch.signbit(zeros).any() and not torch.signbit(zeros).all()

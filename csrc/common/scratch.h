@@ -20,6 +20,7 @@ enum class Scratch : int {
   conv_weight = 5,   // a convolution's rearranged weights (grad_input)
   conv_out = 6,      // a convolution's output block, or its dy block as GEMM operand
   gemm_edge = 7,     // a GEMM's partial last B panel, when B is read in place
+  conv_phase = 8,    // a strided convolution's grad_input, one phase of every image (conv.cpp)
   count
 };
 

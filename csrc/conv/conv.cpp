@@ -6,7 +6,9 @@
 #include "conv/conv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "common/parallel.h"
 #include "common/scratch.h"
@@ -258,6 +260,169 @@ void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& 
   });
 }
 
+// grad_input of a strided layer, phase by phase.  Along an axis of stride
+// s, the input positions i with (i + pad) mod s = rho are reached only by
+// the taps t with t*d mod s = rho, each from the output (i + pad - t*d) / s;
+// every other tap meets a stride hole, a +0.0 term.  So a phase's positions,
+// every s-th from i0, are a plane of their own, and each tap that reaches
+// them a shifted copy of dy's plane: a GEMM over those taps alone (about
+// 1/(sh sw) of the terms) in the contract's (oc, kh, kw) order.
+//
+// Leaving the holes out changes no bit but the sign of some zero results.
+// A hole's term w * (+0.0) is a zero when w is finite, with w's sign, and
+// both chains start at +0.0 and meet the same other terms in the same
+// order.  Adding a zero leaves a nonzero sum as it is, so the chains agree
+// wherever their sums are not zero; where both are zeros of different
+// signs, the chain over every term holds +0.0: a hole can turn -0.0 into
+// +0.0 but never +0.0 into -0.0 (+0 + -0 = +0 when rounding to nearest),
+// and another term either decides the result alone (a nonzero exact
+// value) or adds a zero p, taking (+0, -0) to (+0, p).  So the phases' +0.0
+// results, zero gradients and stride-only positions among them, stand, and
+// only a -0.0 (an underflowing product's) is replayed over every term
+// (full_chain).  A NaN or infinite weight, whose hole terms are NaN, sends
+// the layer to the GEMMs over every term, as do more -0.0 results than the
+// replays' budget (kReplays).
+struct PhaseAxis {
+  int64_t first, count;           // positions first + a*s, a < count
+  std::vector<int64_t> taps, off;  // the taps that reach them, from outputs a + off
+};
+
+PhaseAxis phase_axis(int64_t size, int64_t s, int64_t pad, int64_t k, int64_t d, int64_t rho) {
+  PhaseAxis p;
+  p.first = ((rho - pad) % s + s) % s;
+  p.count = p.first < size ? (size - p.first + s - 1) / s : 0;
+  for (int64_t t = 0; t < k; ++t)
+    if (t * d % s == rho) {
+      p.taps.push_back(t);
+      p.off.push_back((p.first + pad - t * d) / s);  // exact: p.first + pad = rho (mod s)
+    }
+  return p;
+}
+
+// The B operand of one phase of grad_input for one image's group (dy at its
+// first channel): b[(k - k0) * ld + (j - j0)] = dy[oc, a + off_h, b + off_w]
+// for k = (oc, tap row, tap column) over the phase's taps and position j =
+// (a, b) of the phase's plane, +0.0 where that output lies outside dy.
+void gather_phase(const Geometry& g, const PhaseAxis& ph, const PhaseAxis& pw, const float* dy, int64_t j0,
+                  int64_t ncols, float* b, int64_t ld, int64_t k0, int64_t k1) {
+  const int64_t th = static_cast<int64_t>(ph.taps.size()), tw = static_cast<int64_t>(pw.taps.size());
+  const int64_t wp = pw.count;
+  for (int64_t k = k0; k < k1; ++k) {
+    const int64_t oc = k / (th * tw), off_h = ph.off[(k / tw) % th], off_w = pw.off[k % tw];
+    const float* d = dy + oc * g.oh * g.ow;
+    float* row = b + (k - k0) * ld;
+    const int64_t lo = std::clamp<int64_t>(-off_w, 0, wp), hi = std::clamp<int64_t>(g.ow - off_w, lo, wp);
+    for (int64_t j = j0; j < j0 + ncols;) {
+      const int64_t a = j / wp, first = j % wp;
+      const int64_t last = first + std::min(wp - first, j0 + ncols - j);
+      float* dst = row + (j - j0);
+      const int64_t oh = a + off_h;
+      if (oh < 0 || oh >= g.oh) {
+        zero(dst, last - first);
+      } else {
+        const int64_t x = std::clamp(lo, first, last), y = std::clamp(hi, x, last);
+        zero(dst, x - first);
+        copy(dst + (x - first), d + oh * g.ow + x + off_w, y - x);
+        zero(dst + (y - first), last - y);
+      }
+      j += last - first;
+    }
+  }
+}
+
+// dx[n, ch, ih, iw] by the contract's chain over every (oc, kh, kw), stride
+// holes and padding as +0.0 terms.
+float full_chain(const Geometry& g, const float* dy, const float* w, int64_t n, int64_t ch, int64_t ih, int64_t iw) {
+  const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, gr = ch / cg, c = ch % cg;
+  float acc = 0.0f;
+  for (int64_t oc = gr * ocg; oc < (gr + 1) * ocg; ++oc)
+    for (int64_t kh = 0; kh < g.kh; ++kh)
+      for (int64_t kw = 0; kw < g.kw; ++kw) {
+        const int64_t th = ih + g.ph - kh * g.dh, tw = iw + g.pw - kw * g.dw;
+        float v = 0.0f;
+        if (th >= 0 && tw >= 0 && th % g.sh == 0 && tw % g.sw == 0 && th / g.sh < g.oh && tw / g.sw < g.ow)
+          v = dy[((n * g.oc + oc) * g.oh + th / g.sh) * g.ow + tw / g.sw];
+        acc = std::fma(w[((oc * cg + c) * g.kh + kh) * g.kw + kw], v, acc);
+      }
+  return acc;
+}
+
+bool all_finite(const float* v, int64_t n) {
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) finite &= std::isfinite(v[i]);
+  return finite;
+}
+
+// -0.0 results replayed at most: a share of dx (each replay is one scalar
+// chain, about fifty times an element's share of the GEMMs), or a few.
+constexpr int64_t kReplayShare = 512, kReplaysAtLeast = 64;
+
+bool negative_zero(float v) { return v == 0.0f && std::signbit(v); }
+
+// grad_input of a strided layer by phases (above); false, with dx partly
+// written, where it must run over every term instead.
+bool grad_input_by_phase(const Geometry& g, const float* dy, const float* w, float* dx) {
+  const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.h * g.w;
+  const int64_t planes = g.n * g.c;
+  if (!all_finite(w, g.oc * cg * kk)) return false;
+  float* phase_out = thread_scratch(static_cast<size_t>(planes * ceil_div(g.h, g.sh) * ceil_div(g.w, g.sw)),
+                                    Scratch::conv_phase);
+  const int threads = threads_for(planes * P, int64_t{1} << 16);
+  std::vector<unsigned char> has_negative_zero(static_cast<size_t>(planes), 0);
+  for (int64_t rho_h = 0; rho_h < g.sh; ++rho_h) {
+    const PhaseAxis ph = phase_axis(g.h, g.sh, g.ph, g.kh, g.dh, rho_h);
+    for (int64_t rho_w = 0; rho_w < g.sw; ++rho_w) {
+      const PhaseAxis pw = phase_axis(g.w, g.sw, g.pw, g.kw, g.dw, rho_w);
+      const int64_t pp = ph.count * pw.count, taps = static_cast<int64_t>(ph.taps.size() * pw.taps.size());
+      const int64_t K = ocg * taps;
+      if (pp == 0) continue;
+      if (K == 0) {
+        std::fill_n(phase_out, planes * pp, 0.0f);  // every term a hole: +0.0
+      } else {
+        // A[gr][c, (oc, tap)] = w[gr*ocg + oc, c, tap], the phase's taps only.
+        float* a = thread_scratch(static_cast<size_t>(g.groups * cg * K), Scratch::conv_weight);
+        for (int64_t gr = 0; gr < g.groups; ++gr)
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t oc = 0; oc < ocg; ++oc)
+              for (size_t i = 0; i < ph.taps.size(); ++i)
+                for (size_t j = 0; j < pw.taps.size(); ++j)
+                  a[(gr * cg + c) * K + (oc * ph.taps.size() + i) * pw.taps.size() + j] =
+                      w[((gr * ocg + oc) * cg + c) * kk + ph.taps[i] * g.kw + pw.taps[j]];
+        blocked_gemms(
+            g, cg, K, pp, [&](int64_t gr) { return a + gr * cg * K; },
+            [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
+              gather_phase(g, ph, pw, dy + (n * g.oc + gr * ocg) * g.oh * g.ow, j0, nc, dst, ld, k0, k1);
+            },
+            [&](int64_t gr, int64_t n) { return phase_out + (n * g.c + gr * cg) * pp; });
+      }
+      parallel_ranges(planes, threads, [&](int64_t b, int64_t e) {
+        for (int64_t q = b; q < e; ++q) {
+          bool found = false;
+          for (int64_t a = 0; a < ph.count; ++a) {
+            float* row = dx + q * P + (ph.first + a * g.sh) * g.w + pw.first;
+            const float* src = phase_out + q * pp + a * pw.count;
+            for (int64_t j = 0; j < pw.count; ++j) {
+              row[j * g.sw] = src[j];
+              found |= negative_zero(src[j]);
+            }
+          }
+          if (found) has_negative_zero[q] = 1;
+        }
+      });
+    }
+  }
+  std::vector<int64_t> replays;
+  const int64_t budget = std::max(kReplaysAtLeast, planes * P / kReplayShare);
+  for (int64_t q = 0; q < planes; ++q)
+    for (int64_t i = q * P; has_negative_zero[q] && i < (q + 1) * P; ++i)
+      if (negative_zero(dx[i])) {
+        if (static_cast<int64_t>(replays.size()) == budget) return false;
+        replays.push_back(i);
+      }
+  for (const int64_t i : replays) dx[i] = full_chain(g, dy, w, i / (g.c * P), i / P % g.c, i % P / g.w, i % g.w);
+  return true;
+}
+
 }  // namespace
 
 void forward(const Geometry& g, const float* x, const float* w, float* y) {
@@ -278,6 +443,7 @@ void grad_input(const Geometry& g, const float* dy, const float* w, float* dx) {
   const int64_t K = ocg * kk, P = g.h * g.w;
   if (cg == 0 || P == 0 || g.n == 0) return;
   if (direct_applies(g)) return direct_grad_input(g, dy, w, dx);
+  if ((g.sh > 1 || g.sw > 1) && grad_input_by_phase(g, dy, w, dx)) return;
   // A[gr][c, (oc, kh, kw)] = w[gr*ocg + oc, c, kh, kw]: the weights with the
   // chain index (oc, kh, kw) contiguous per input channel c.
   float* a = thread_scratch(static_cast<size_t>(g.groups * cg * K), Scratch::conv_weight);

@@ -5,7 +5,8 @@
 // (oc, kh, kw) with padding and stride holes as +0.0, grad_weight over
 // (n, oh, ow).  Each is one GEMM per (image, group) or per group whose
 // contraction order is exactly that chain, so blocking, threads and the
-// instruction set cannot change a bit.  Convolution in 1-D is the case
+// instruction set cannot change a bit (a strided layer's grad_input leaves
+// the holes out, phase by phase, with the same bits: conv.cpp).  Convolution in 1-D is the case
 // H = KH = 1; transposed convolution is grad_input.
 //
 // Tensors are dense (NCHW; weights (OC, C / groups, KH, KW)); bias is added
