@@ -357,7 +357,11 @@ bool all_finite(const float* v, int64_t n) {
 // chain, about fifty times an element's share of the GEMMs), or a few.
 constexpr int64_t kReplayShare = 512, kReplaysAtLeast = 64;
 
-bool negative_zero(float v) { return v == 0.0f && std::signbit(v); }
+bool negative_zero(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == 0x80000000u;
+}
 
 // grad_input of a strided layer by phases (above); false, with dx partly
 // written, where it must run over every term instead.
@@ -365,6 +369,7 @@ bool grad_input_by_phase(const Geometry& g, const float* dy, const float* w, flo
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.h * g.w;
   const int64_t planes = g.n * g.c;
   if (!all_finite(w, g.oc * cg * kk)) return false;
+  const IeeeFpGuard guard;  // the replays run here, not in a parallel region's threads
   float* phase_out = thread_scratch(static_cast<size_t>(planes * ceil_div(g.h, g.sh) * ceil_div(g.w, g.sw)),
                                     Scratch::conv_phase);
   const int threads = threads_for(planes * P, int64_t{1} << 16);
