@@ -241,11 +241,25 @@ void image_block_gemm(int64_t m, int64_t K, int64_t P, const float* a, int64_t n
       std::memcpy(out(n0 + i) + r * P, c + r * width + i * P, static_cast<size_t>(P) * sizeof(float));
 }
 
+// Images per block, at most `images`, that load the busiest of `threads`
+// least when whole jobs go to threads: 32 images in blocks of 3 are 11
+// jobs, 18 images for one of two threads and 14 for the other; in blocks
+// of 2, 16 each.  Ties keep the larger block.
+int64_t even_images(int64_t images, int64_t n, int64_t groups, int threads) {
+  int64_t best = images, best_load = 0;
+  for (int64_t b = images; b >= 1 && threads > 1; --b) {
+    const int64_t load = ceil_div(groups * ceil_div(n, b), threads) * b;
+    if (b == images || load < best_load) best = b, best_load = load;
+  }
+  return best;
+}
+
 // Every (group, block of images) as one job of image_block_gemm calls.
 template <class A, class Fill, class Out>
 void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& a_of_group, const Fill& fill,
                    const Out& out) {
-  const Blocks bl = blocks_for(K, P, g.n);
+  Blocks bl = blocks_for(K, P, g.n);
+  bl.images = even_images(bl.images, g.n, g.groups, threads_for(2 * m * K * P * g.n * g.groups, int64_t{1} << 21));
   const int64_t image_blocks = (g.n + bl.images - 1) / bl.images;
   for_jobs(g.groups * image_blocks, 2 * m * K * P * bl.images, [&](int64_t t) {
     const int64_t gr = t % g.groups, n0 = (t / g.groups) * bl.images, n1 = std::min(g.n, n0 + bl.images);
