@@ -27,6 +27,7 @@ def conv_cases(quick):
     cases = [("conv2d 32x64x56x56 3x3 p1", (32, 64, 56, 64, 3, 1, 1, 1)),
              ("conv2d 32x3x224x224 7x7 s2 p3", (32, 3, 224, 64, 7, 2, 3, 1)),
              ("conv2d 32x64x56x56 1x1", (32, 64, 56, 64, 1, 1, 0, 1)),
+             ("conv2d 32x64x56x56 -> 128 3x3 s2 p1", (32, 64, 56, 128, 3, 2, 1, 1)),
              ("conv2d 32x64x56x56 3x3 depthwise", (32, 64, 56, 64, 3, 1, 1, 64))]
     if quick:
         cases = [(name.replace("32x", "4x"), (4, *rest)) for name, (_, *rest) in cases]
