@@ -295,7 +295,7 @@ void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& 
 // only a -0.0 (an underflowing product's) is replayed over every term
 // (full_chain).  A NaN or infinite weight, whose hole terms are NaN, sends
 // the layer to the GEMMs over every term, as do more -0.0 results than the
-// replays' budget (kReplays).
+// replays' budget (kReplayShare).
 struct PhaseAxis {
   int64_t first, count;           // positions first + a*s, a < count
   std::vector<int64_t> taps, off;  // the taps that reach them, from outputs a + off

@@ -48,9 +48,9 @@ const Config& config(Isa isa, int64_t m, int64_t n) {
       // core), the narrow one at 0.96 of it (its kc of 128, set by L1, loads
       // and stores C half as often again), so its padded area counts 25/24.
       // Padding costs what it pads: n = 256, a transformer's width, fills
-      // 5 1/3 wide panels, and there the wide tile ran at 0.88-0.91 of the
-      // short one.  Ties go to the narrow tile, then the wide one (a little
-      // ahead of the short one at 256 x 1024 x 2048, A transposed).
+      // 5 1/3 wide panels, and there the short tile takes 0.88-0.91 of the
+      // wide one's time.  Ties go to the narrow tile, then the wide one (a
+      // little ahead of the short one at 256 x 1024 x 2048, A transposed).
       const Config* best = nullptr;
       int64_t best_cost = 0;
       for (const Config* c : {&kAvx512Narrow, &kAvx512Wide, &kAvx512Short}) {
