@@ -22,17 +22,11 @@ void pack_a_avx2_6(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst)
   for (int64_t i0 = 0; i0 < full; i0 += 6, dst += kc * 6) {
     const float* src = a.p + i0 * a.rs;
     int64_t k = 0;
-    for (; k + 8 <= kc; k += 8) {
-      __m256 r[8];
-      for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(src + i * a.rs + k);
-      r[6] = r[7] = _mm256_setzero_ps();
-      avx2::transpose8(r);
-      // Row kk of the transpose holds A[0..5][k+kk] in lanes 0-5.  Each 8-lane
-      // store spills two lanes into the next step's slot, which the next store
-      // (or the tail loop, or the next panel) overwrites; Config::pack_slack
-      // covers the spill past the last panel.
-      for (int kk = 0; kk < 8; ++kk) _mm256_storeu_ps(dst + (k + kk) * 6, r[kk]);
-    }
+    // Row kk of the transpose holds A[0..5][k+kk] in lanes 0-5.  Each 8-lane
+    // store spills two lanes into the next step's slot, which the next store
+    // (or the tail loop, or the next panel) overwrites; Config::pack_slack
+    // covers the spill past the last panel.
+    for (; k + 8 <= kc; k += 8) avx2::transpose8_block(src + k, a.rs, 6, dst + k * 6, 6);
     for (; k < kc; ++k)
       for (int i = 0; i < 6; ++i) dst[k * 6 + i] = src[i * a.rs + k];
   }
@@ -54,14 +48,9 @@ void pack_b_avx2_16(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0
       continue;
     }
     int64_t k = 0;
-    for (; k + 8 <= kc; k += 8) {
-      for (int half = 0; half < 2; ++half) {
-        __m256 r[8];
-        for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(src + (half * 8 + j) * b.cs + k);
-        avx2::transpose8(r);
-        for (int kk = 0; kk < 8; ++kk) _mm256_store_ps(out + (k + kk) * 16 + half * 8, r[kk]);
-      }
-    }
+    for (; k + 8 <= kc; k += 8)
+      for (int half = 0; half < 2; ++half)
+        avx2::transpose8_block(src + half * 8 * b.cs + k, b.cs, 8, out + k * 16 + half * 8, 16);
     for (; k < kc; ++k)
       for (int j = 0; j < 16; ++j) out[k * 16 + j] = src[j * b.cs + k];
   }

@@ -24,23 +24,19 @@ void pack_a_avx512_8(const Operand& a, int64_t mc, int64_t kc, int mr, float* ds
   for (int64_t i0 = 0; i0 < full; i0 += 8, dst += kc * 8) {
     const float* src = a.p + i0 * a.rs;
     int64_t k = 0;
-    for (; k + 8 <= kc; k += 8) {
-      __m256 r[8];
-      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * a.rs + k);
-      avx2::transpose8(r);
-      for (int kk = 0; kk < 8; ++kk) _mm256_storeu_ps(dst + (k + kk) * 8, r[kk]);
-    }
+    for (; k + 8 <= kc; k += 8) avx2::transpose8_block(src + k, a.rs, 8, dst + k * 8, 8);
     for (; k < kc; ++k)
       for (int i = 0; i < 8; ++i) dst[k * 8 + i] = src[i * a.rs + k];
   }
   if (full < mc) pack_a({a.p + full * a.rs, a.rs, a.cs}, mc - full, kc, mr, dst);
 }
 
-// A panel of 12 rows, 8 k steps at a time: rows 0-7 and rows 8-11 (with four
-// zero rows) each transposed in registers; step k's 12 values are stored as
-// 8 + 8 floats, the second store spilling 4 into step k+1's slot, which the
-// next first store (or the tail loop, or the next panel) overwrites;
-// Config::pack_slack covers the spill past the last panel.
+// A panel of 12 rows, 8 k steps at a time: rows 8-11 (with four zero rows),
+// then rows 0-7, each an 8 x 8 transpose; step k's 12 values are stored as
+// 8 + 8 floats, the rows 8-11 block's stores spilling 4 into step k+1's
+// slot, which the rows 0-7 block (or the tail loop, or the next panel)
+// overwrites after them; Config::pack_slack covers the spill past the last
+// panel.
 void pack_a_avx512_12(const Operand& a, int64_t mc, int64_t kc, int mr, float* dst) {
   if (mr == 12 && a.rs == 1 && a.cs != 1) return pack_a_columns<12>(a, mc, kc, dst);
   if (mr != 12 || a.cs != 1) return pack_a(a, mc, kc, mr, dst);
@@ -49,16 +45,8 @@ void pack_a_avx512_12(const Operand& a, int64_t mc, int64_t kc, int mr, float* d
     const float* src = a.p + i0 * a.rs;
     int64_t k = 0;
     for (; k + 8 <= kc; k += 8) {
-      __m256 lo[8], hi[8];
-      for (int i = 0; i < 8; ++i) lo[i] = _mm256_loadu_ps(src + i * a.rs + k);
-      for (int i = 0; i < 4; ++i) hi[i] = _mm256_loadu_ps(src + (8 + i) * a.rs + k);
-      for (int i = 4; i < 8; ++i) hi[i] = _mm256_setzero_ps();
-      avx2::transpose8(lo);
-      avx2::transpose8(hi);
-      for (int kk = 0; kk < 8; ++kk) {
-        _mm256_storeu_ps(dst + (k + kk) * 12, lo[kk]);
-        _mm256_storeu_ps(dst + (k + kk) * 12 + 8, hi[kk]);
-      }
+      avx2::transpose8_block(src + 8 * a.rs + k, a.rs, 4, dst + k * 12 + 8, 12);
+      avx2::transpose8_block(src + k, a.rs, 8, dst + k * 12, 12);
     }
     for (; k < kc; ++k)
       for (int i = 0; i < 12; ++i) dst[k * 12 + i] = src[i * a.rs + k];
@@ -82,14 +70,9 @@ void pack_b_zmm(const Operand& b, int64_t kc, int64_t nc, int nr, int64_t p0, in
       continue;
     }
     int64_t k = 0;
-    for (; k + 8 <= kc; k += 8) {
-      for (int part = 0; part < 2 * V; ++part) {
-        __m256 r[8];
-        for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(src + (part * 8 + j) * b.cs + k);
-        avx2::transpose8(r);
-        for (int kk = 0; kk < 8; ++kk) _mm256_store_ps(out + (k + kk) * NR + part * 8, r[kk]);
-      }
-    }
+    for (; k + 8 <= kc; k += 8)
+      for (int part = 0; part < 2 * V; ++part)
+        avx2::transpose8_block(src + part * 8 * b.cs + k, b.cs, 8, out + k * NR + part * 8, NR);
     for (; k < kc; ++k)
       for (int j = 0; j < NR; ++j) out[k * NR + j] = src[j * b.cs + k];
   }
