@@ -189,6 +189,29 @@ def test_addmm_with_a_vector_input_is_the_product_then_one_addition(gen, isa, m,
             assert_bitwise_equal(a, b)
 
 
+
+@pytest.mark.parametrize("b_dims", [3, 2])
+def test_a_transposed_operands_gradient_has_its_chains_and_its_layout(gen, isa, b_dims):
+    """A column-major operand (attention's k^T) gets its gradient as the
+    transpose of a row-major product: the bits of the same values held
+    row-major, which are the contract's chains (ref.matmul), and the
+    operand's own layout, so that the views above it need no copy.  A 2-D b
+    is broadcast over the batch: its chains run over the batch, then M."""
+    a_rows = sprinkle(wide(3, 7, 5, gen=gen), SPECIALS + TINY, gen)  # a = a_rows^T: (3, 5, 7)
+    b_rows = sprinkle(wide(*([3] * (b_dims - 2)), 6, 7, gen=gen), SPECIALS + HUGE, gen)  # b = b_rows^T
+    g = wide(3, 5, 6, gen=gen)
+    a, b = a_rows.transpose(-1, -2).requires_grad_(), b_rows.transpose(-1, -2).requires_grad_()
+    twins = [a.detach().contiguous().requires_grad_(), b.detach().contiguous().requires_grad_()]
+    ga, gb = torch.autograd.grad(repdl.matmul(a, b), [a, b], g)
+    want_a, want_b = torch.autograd.grad(repdl.matmul(*twins), twins, g)
+    assert_bitwise_equal(ga, want_a, "a")
+    assert_bitwise_equal(gb, want_b, "b")
+    assert ga.transpose(-1, -2).is_contiguous() and gb.transpose(-1, -2).is_contiguous()
+    assert_bitwise_equal(ga, ref.matmul(g, b.detach().transpose(-1, -2)), "a against the contract")
+    if b_dims == 3:
+        assert_bitwise_equal(gb, ref.matmul(a.detach().transpose(-1, -2), g), "b against the contract")
+
+
 # ---- bad input -------------------------------------------------------------------------------------
 
 def test_errors():

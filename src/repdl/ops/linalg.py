@@ -61,9 +61,23 @@ def _matmul_backward(ctx, g):
     extended over the batch dims along which the operand was broadcast."""
     a, b = ctx.saved_tensors
     batch = g.shape[:-2]
-    ga = _operand_grad(g, b.transpose(-1, -2), a.shape, batch) if ctx.needs_input_grad[0] else None
-    gb = _operand_grad(a.transpose(-1, -2), g, b.shape, batch) if ctx.needs_input_grad[1] else None
+    ga = _grad_like(a, g, b.transpose(-1, -2), batch) if ctx.needs_input_grad[0] else None
+    gb = _grad_like(b, a.transpose(-1, -2), g, batch) if ctx.needs_input_grad[1] else None
     return ga, gb
+
+
+def _grad_like(operand, left, right, batch):
+    """_operand_grad(left, right, operand.shape, batch), laid out as the
+    operand is.  A transposed operand (column-major in its last two dims,
+    as attention's k^T) gets the transpose of right^T @ left^T: the same
+    chains, since a product's two factors commute, and a gradient that
+    the views above it carry back to a row-major tensor, where left @
+    right came back with an inner stride that the next reshape copies
+    element by element (a fifth of the attention's backward copies)."""
+    if operand.dim() >= 2 and operand.stride(-2) == 1 and operand.stride(-1) != 1:
+        shape = (*operand.shape[:-2], operand.shape[-1], operand.shape[-2])
+        return _operand_grad(right.transpose(-1, -2), left.transpose(-1, -2), shape, batch).transpose(-1, -2)
+    return _operand_grad(left, right, operand.shape, batch)
 
 
 def _matmul_vmap(info, in_dims, a, b):

@@ -33,6 +33,19 @@ def _float_mask(mask, name):
     return mask
 
 
+def _time_major(*inputs):
+    """Batch-first (N, L, E) inputs as (L, N, E) row-major copies, one per
+    distinct tensor.  Transposed views would have rows that no single
+    stride reaches, which each projection copies for its GEMM (and its
+    weight gradient again): self-attention's one input was copied six
+    times a step.  A copy moves values, so every bit stays as it was."""
+    copies = {}
+    for t in inputs:
+        if id(t) not in copies:
+            copies[id(t)] = t.transpose(0, 1).contiguous()
+    return tuple(copies[id(t)] for t in inputs)
+
+
 class MultiheadAttention(nn.MultiheadAttention):
     """torch.nn.MultiheadAttention (batch_first, key_padding_mask,
     need_weights, average_attn_weights, kdim/vdim, add_bias_kv,
@@ -47,7 +60,7 @@ class MultiheadAttention(nn.MultiheadAttention):
             raise RuntimeError("repdl.nn.MultiheadAttention: need attn_mask if specifying the is_causal hint")
         batched = query.dim() == 3
         if self.batch_first and batched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+            query, key, value = _time_major(query, key, value)
         if not batched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
             if key_padding_mask is not None:
