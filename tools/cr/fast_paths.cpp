@@ -154,12 +154,12 @@ void report_exp_pair_error() {
   const ExpF32 exp;
   const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
     alignas(64) float hs[kFloatLanes], los[kFloatLanes], ks[kFloatLanes];
-    F lo, sk, k;
-    f32_store_raw(hs, exp.unscaled(f32_load(xs), &lo, &sk, &k));
+    F lo, sk, kn;
+    f32_store_raw(hs, exp.unscaled(f32_load(xs), &lo, &sk, &kn));
     f32_store_raw(los, lo);
-    f32_store_raw(ks, k);
+    f32_store_raw(ks, kn);
     for (int j = 0; j < kFloatLanes; ++j) {
-      const int m = static_cast<int>(std::floor(ks[j] / kExpF32N));
+      const int m = static_cast<int>(std::floor(ks[j]));
       const double ref = std::exp(static_cast<double>(xs[j]));
       err[j] = std::fabs(xs[j]) <= 87.0f ? std::fabs(std::ldexp(static_cast<double>(hs[j]) + los[j], m) - ref) / ref
                                          : -1.0;

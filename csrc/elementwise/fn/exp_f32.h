@@ -27,6 +27,9 @@ alignas(64) constexpr float kExpTableF32[2][32] = {
 
 constexpr int kExpF32N = ExpF32Table::kEntries;
 constexpr int kExpF32Bits = __builtin_ctz(kExpF32N);
+// 1.5 2^23 / N: added to N x / N, it rounds x to a multiple of 1/N (k/N),
+// holding k in its low bits as 1.5 2^23 would hold it added to N x.
+constexpr float kExpMagic = 0x1.8p23f / kExpF32N;
 static_assert(kExpF32N == 8 || kExpF32N == 32, "exp's float32 path is analysed for N = 8 and N = 32");
 
 // 2^(j/N) = hi + lo + e, |e| <= 2^-49: every (32/N)-th pair of the table.
@@ -60,27 +63,35 @@ struct ExpF32 {
 
   // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
   // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
-  // 2^-13); *sk and *k hold the reduction's k = N m + j, as kMagic + k and
-  // as k (scale() takes both).  kNegated: the same for e^-x, the negation
-  // folded into the first two steps (fnma for fma, fnms for fnma: the same
-  // values, one instruction fewer than negating x).  Beyond 87 and for NaN
-  // the lanes hold garbage.
+  // 2^-13); *sk and *kn hold the reduction's k = N m + j, as kExpMagic + k/N
+  // and as k/N (scale() takes both).  kNegated: the same for e^-x, the
+  // negation folded into the first two steps (fnma for fma, fnms for fnma:
+  // the same values, one instruction fewer than negating x).  Beyond 87 and
+  // for NaN the lanes hold garbage.
+  //
+  // The reduction counts in units of 1/N: k/N, not k, comes out of the
+  // magic's subtraction, because it is what the scaling reads (floor(k/N) =
+  // m), and every product below is the one with k, scaled by 1/N and N
+  // (exactly: powers of two), so each value is k's bit for bit and the
+  // multiplication by 1/N is gone.
   template <bool kNegated = false>
-  F unscaled(F x, F* lo, F* sk, F* k) const {
-    // fl32(N/ln2) and C1 = fl32(ln2/N), C2 = fl32(ln2/N - C1) are float32
-    // constants for ln2 scaled by a power of two, exactly.
-    const F inv = f32_splat(0x1.715476p+0f * kExpF32N), magic = f32_splat(0x1.8p23f);
-    const F c1 = f32_splat(0x1.62e43p-1f / kExpF32N);
+  F unscaled(F x, F* lo, F* sk, F* kn) const {
+    // fl32(1/ln2) = fl32(N/ln2)/N; C1 = fl32(ln2/N) and C2 = fl32(ln2/N -
+    // C1), here times N: float32 constants for ln2 scaled by a power of two,
+    // exactly.
+    const F inv = f32_splat(0x1.715476p+0f), magic = f32_splat(kExpMagic);
+    const F c1 = f32_splat(0x1.62e43p-1f);
     *sk = kNegated ? f32_fnma(x, inv, magic) : f32_fma(x, inv, magic);
-    // sk holds kMagic + k: its low log2(N) bits are j, the bits above them
-    // N m (the magic's bits all sit above bit 21, |k| <= 4017).
-    *k = f32_sub(*sk, magic);
+    // sk holds kExpMagic + k/N, whose bits are those of 1.5 2^23 + k: the low
+    // log2(N) bits j, the bits above them N m (the magic's bits all sit
+    // above bit 21, |k| <= 4017).
+    *kn = f32_sub(*sk, magic);
     // x - k C1 is exact: for k != 0, |x| >= ln2/(2N) makes x a multiple of
     // 2^-30 (N = 32) or 2^-28 (N = 8), as is k C1, and |x - k C1| < 2^-6
     // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5 (N = 8: 2^-45.1), |rl| <
     // 2^-21.9 (|k| <= 4017, or 1004 for N = 8).
-    const F rh = kNegated ? f32_fnms(*k, c1, x) : f32_fnma(*k, c1, x);
-    const F rl = f32_mul(*k, f32_splat(0x1.05c61p-29f / kExpF32N));
+    const F rh = kNegated ? f32_fnms(*kn, c1, x) : f32_fnma(*kn, c1, x);
+    const F rl = f32_mul(*kn, f32_splat(0x1.05c61p-29f));
     return reduced(*sk, rh, rl, lo);
   }
 
@@ -128,31 +139,30 @@ struct ExpF32 {
   }
 
   // a 2^m (f32_scale_pow2: rounded once, exact where the result is
-  // normal) for unscaled's sk and k: m = floor(k / N) (k / N is exact),
-  // and m << 23 = (kMagic + k - j) << (23 - log2 N) (the magic's bits shift
+  // normal) for unscaled's sk and kn: m = floor(kn), and m << 23 = (bits of
+  // sk, less j) << (23 - log2 N) (the magic's bits and sk's exponent shift
   // out).
-  static F scale(F a, F sk, F k) {
-    return f32_scale_pow2(a, f32_mul(k, f32_splat(1.0f / kExpF32N)),
-                          f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits));
+  static F scale(F a, F sk, F kn) {
+    return f32_scale_pow2(a, kn, f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits));
   }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
   F eval(F x, uint32_t* hard) const {
     const FM in_range = f32_le(f32_abs(x), f32_splat(87.0f));  // NaN: false
-    F lo, sk, k;
-    const F h = unscaled(x, &lo, &sk, &k);
+    F lo, sk, kn;
+    const F h = unscaled(x, &lo, &sk, &kn);
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     // Exact and commuting with the rounding: the result is normal.
-    return scale(y, sk, k);
+    return scale(y, sk, kn);
   }
 
-  // fl32((hi + lo) 2^m), m = floor(k/32) of unscaled's sk and k, for
+  // fl32((hi + lo) 2^m), m = floor(kn) of unscaled's sk and kn, for
   // results of one sign (grid: +-2^23, that sign) near or below 2^-126,
   // where scale() would round a second time; |lo| <= ulp(hi) / 2, |hi| in
   // [0.49, 2^8].  W = (hi + lo) 2^(m + 149), the result in units of the
-  // least subnormal, is exact as a pair (k + N * 149 in place of k; m +
+  // least subnormal, is exact as a pair (kn + 149 in place of kn; m +
   // 149 >= -8 keeps hi normal, lo may lose 2^-150).  Below 2^-126 the
   // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
   // is the result's scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
@@ -162,10 +172,10 @@ struct ExpF32 {
   // (exp's pair, silu's product) plus the low part's roundings (2^-24).
   // (unscaled's reduction stays exact down to -108.7, |k| <= 5016 or 1255:
   // docs/elementwise.md, "The rescue of hard blocks".)
-  static F scale_rounded(F hi, F lo, F sk, F k, float grid, uint32_t* hard) {
-    const F shift = f32_splat(kExpF32N * 149.0f);
-    const F sk_w = f32_add(sk, shift), k_w = f32_add(k, shift);
-    const F ws = scale(hi, sk_w, k_w), ls = scale(lo, sk_w, k_w);
+  static F scale_rounded(F hi, F lo, F sk, F kn, float grid, uint32_t* hard) {
+    const F shift = f32_splat(149.0f);
+    const F sk_w = f32_add(sk, shift), kn_w = f32_add(kn, shift);
+    const F ws = scale(hi, sk_w, kn_w), ls = scale(lo, sk_w, kn_w);
     const F unit = f32_splat(0x1p23f);
     const FM subnormal = f32_lt(f32_abs(ws), unit);
     const F c = f32_select(subnormal, f32_splat(grid), f32_splat(0.0f));
@@ -184,10 +194,10 @@ struct ExpF32 {
 
   // e^x for x in (-103.972084, -87]: the results below 2^-126 and near it.
   F below_normal(F x, uint32_t* hard) const {
-    F lo, sk, k, d;
-    const F pair_h = unscaled(x, &lo, &sk, &k);
+    F lo, sk, kn, d;
+    const F pair_h = unscaled(x, &lo, &sk, &kn);
     const F h = two_sum_fast(pair_h, lo, &d);
-    return scale_rounded(h, d, sk, k, 0x1p23f, hard);
+    return scale_rounded(h, d, sk, kn, 0x1p23f, hard);
   }
 
   // The hard lanes' rescue (run_fast): below_normal for x in
@@ -206,8 +216,8 @@ struct ExpF32 {
 };
 
 // exp2 on the same table: x = k/N + r exactly, 2^x = 2^m T_j e^(r ln2).
-// k = round(N x) (N x is exact, the magic's addition rounds it); r = x -
-// k/N is exact (|r| <= 1/(2N); for k != 0, |x| >= 1/(2N) makes x a multiple
+// k = round(N x) (the magic's addition rounds x to k/N); r = x - k/N is
+// exact (|r| <= 1/(2N); for k != 0, |x| >= 1/(2N) makes x a multiple
 // of 2^-29 (N = 32) or 2^-27 (N = 8), and so is r, which needs at most 23
 // bits).  r ln2 = rh + rl: rh = fl(r L1), rl = its exact product error (one
 // fma) plus r L2, with ln2 = L1 + L2 + e (float32 pair, |e| < 2^-53.3):
@@ -219,9 +229,9 @@ struct Exp2F32 {
   ExpF32 exp;
 
   F eval(F x, uint32_t* hard) const {
-    const F sk = f32_fma(x, f32_splat(static_cast<float>(kExpF32N)), f32_splat(0x1.8p23f));
-    const F k = f32_sub(sk, f32_splat(0x1.8p23f));
-    const F r = f32_fnma(k, f32_splat(1.0f / kExpF32N), x);
+    const F sk = f32_add(x, f32_splat(kExpMagic));
+    const F kn = f32_sub(sk, f32_splat(kExpMagic));
+    const F r = f32_sub(x, kn);
     const F l1 = f32_splat(0x1.62e430p-1f), l2 = f32_splat(-0x1.05c610p-29f);
     const F rh = f32_mul(r, l1);
     const F rl = f32_fma(r, l2, f32_fms(r, l1, rh));
@@ -230,7 +240,7 @@ struct Exp2F32 {
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(f32_le(f32_abs(x), f32_splat(125.0f)))));
-    return ExpF32::scale(y, sk, k);
+    return ExpF32::scale(y, sk, kn);
   }
 
   // 2^x rounds to +0 for x <= -150 (2^-150 is the tie between 0 and the

@@ -28,11 +28,11 @@ struct LogisticF32 {
   // 1 / (1 + e^-x) = y0 + *low within 2^-35.07 relative, for x >= -48
   // (and +inf); y0 >= 2^-69.3.
   F reciprocal(F x, F* low) const {
-    F lo, sk, k, ed;
-    const F h = exp.unscaled<true>(f32_min(x, f32_splat(64.0f)), &lo, &sk, &k);
+    F lo, sk, kn, ed;
+    const F h = exp.unscaled<true>(f32_min(x, f32_splat(64.0f)), &lo, &sk, &kn);
     const F ey = two_sum_fast(h, lo, &ed);
     const F one = f32_splat(1.0f);
-    const F eh = ExpF32::scale(ey, sk, k), el = ExpF32::scale(ed, sk, k);  // 2^m, m in [-93, 70]
+    const F eh = ExpF32::scale(ey, sk, kn), el = ExpF32::scale(ed, sk, kn);  // 2^m, m in [-93, 70]
     // Fast2Sum on 1 and Eh (either may be the larger): Dl is exact before El.
     const F dh = f32_add(one, eh);
     const F dl = f32_add(f32_sub(f32_min(one, eh), f32_sub(dh, f32_max(one, eh))), el);
@@ -110,12 +110,12 @@ constexpr float kSiluZeroAtOrBelow = -0x1.b2a428p+6f;  // -108.660309
 inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
   const FM band = fm_and(f32_lt(f32_splat(kSiluZeroAtOrBelow), x), f32_lt(x, f32_splat(-48.0f)));
   if (fm_bits(band) & *hard) {
-    F lo, sk, k, pl, d;
-    const F h = exp.unscaled(x, &lo, &sk, &k);
+    F lo, sk, kn, pl, d;
+    const F h = exp.unscaled(x, &lo, &sk, &kn);
     const F ph = times_pair(x, h, lo, &pl);
     const F p = two_sum_fast(ph, pl, &d);
     uint32_t band_hard;
-    const F s = ExpF32::scale_rounded(p, d, sk, k, -0x1p23f, &band_hard);
+    const F s = ExpF32::scale_rounded(p, d, sk, kn, -0x1p23f, &band_hard);
     y = replace_lanes(band, s, band_hard, y, hard);
   }
   const FM near_zero = f32_lt(f32_abs(x), f32_splat(0x1p-64f));
