@@ -44,9 +44,7 @@ PyObject* py_binary(PyObject*, PyObject* args) {
   if (!parse(args, 5, &v, &it) || !valid_op(v[0])) return nullptr;
   it.in[0] = as_ptr<const float>(v[2]);
   it.in[1] = as_ptr<const float>(v[3]);
-  Py_BEGIN_ALLOW_THREADS
-  arith::binary(static_cast<arith::Binary>(v[0]), it, as_ptr<float>(v[1]));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { arith::binary(static_cast<arith::Binary>(v[0]), it, as_ptr<float>(v[1])); });
   Py_RETURN_NONE;
 }
 
@@ -57,9 +55,7 @@ PyObject* py_binary_scalar(PyObject*, PyObject* args) {
   if (!parse(args, 6, &v, &it) || !valid_op(v[0])) return nullptr;
   it.in[0] = as_ptr<const float>(v[2]);
   const float s = float_from_bits(v[3]);
-  Py_BEGIN_ALLOW_THREADS
-  arith::binary_scalar(static_cast<arith::Binary>(v[0]), it, s, v[4] != 0, as_ptr<float>(v[1]));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { arith::binary_scalar(static_cast<arith::Binary>(v[0]), it, s, v[4] != 0, as_ptr<float>(v[1])); });
   Py_RETURN_NONE;
 }
 
@@ -69,9 +65,7 @@ PyObject* py_fma(PyObject*, PyObject* args) {
   arith::Iter<3> it;
   if (!parse(args, 5, &v, &it)) return nullptr;
   for (int k = 0; k < 3; ++k) it.in[k] = as_ptr<const float>(v[1 + k]);
-  Py_BEGIN_ALLOW_THREADS
-  arith::fma(it, as_ptr<float>(v[0]));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { arith::fma(it, as_ptr<float>(v[0])); });
   Py_RETURN_NONE;
 }
 
@@ -98,9 +92,7 @@ PyObject* py_clamp(PyObject*, PyObject* args) {
   if (!parse(args, 5, &v, &it)) return nullptr;
   it.in[0] = as_ptr<const float>(v[1]);
   const float lo = float_from_bits(v[2]), hi = float_from_bits(v[3]);
-  Py_BEGIN_ALLOW_THREADS
-  arith::clamp(it, lo, hi, as_ptr<float>(v[0]));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { arith::clamp(it, lo, hi, as_ptr<float>(v[0])); });
   Py_RETURN_NONE;
 }
 

@@ -1,10 +1,10 @@
 // The floating-point environment the contract assumes: round to nearest
 // even, no flush-to-zero, no denormals-are-zero.  torch.set_flush_denormal,
 // a foreign library or user code may have changed the calling thread's
-// control register; every kernel entry, every worker thread inside a
-// parallel region and every reference-backend call on the CPU therefore
-// switches to IEEE defaults for the duration of its work and restores the
-// caller's state afterwards.
+// control register; every binding's call of its kernel (pyargs.h,
+// kernel_call), every worker thread inside a parallel region and every
+// reference-backend call on the CPU therefore switches to IEEE defaults for
+// the duration of its work and restores the caller's state afterwards.
 //
 // One implementation per architecture the package builds on:
 //   x86-64 / x86: MXCSR.  Cleared: FTZ (bit 15), rounding control (13-14),

@@ -34,13 +34,14 @@ inline void split_range(int64_t n, int parts, int part, int64_t* begin, int64_t*
 }
 
 // Runs body(begin, end) over contiguous ranges of [0, n) on up to `threads`
-// threads; each thread holds an IeeeFpGuard while it works.
+// threads.  Each thread of a parallel region holds an IeeeFpGuard while it
+// works; on one thread, the body runs on the caller's, whose binding holds
+// the guard already (pyargs.h, kernel_call).
 template <class Body>
 void parallel_ranges(int64_t n, int threads, const Body& body) {
   if (n <= 0) return;
   threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
   if (threads == 1) {
-    IeeeFpGuard guard;
     body(int64_t{0}, n);
     return;
   }

@@ -12,7 +12,26 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/fpenv.h"
+
 namespace repdl {
+
+// Runs body() with the GIL released (kernels never touch Python objects)
+// and the IEEE default environment held on this thread (fpenv.h).  Every
+// binding enters its kernel through here, so no kernel's serial code runs
+// under a caller's flush-to-zero or rounding mode, whichever entry it has
+// (a guard written in each kernel entry was forgotten once: conv.cpp's
+// replays); the threads of a parallel region take their own guard
+// (parallel.h, gemm.cpp).  The guard ends before the GIL returns.
+template <class Body>
+inline auto kernel_call(const Body& body) -> decltype(body()) {
+  struct Gil {
+    PyThreadState* saved = PyEval_SaveThread();
+    ~Gil() { PyEval_RestoreThread(saved); }
+  } released;
+  const IeeeFpGuard guard;
+  return body();
+}
 
 // Reads every item of the argument tuple as a signed 64-bit integer.
 // Returns false with a Python exception set if the count or a type is wrong.
@@ -30,24 +49,17 @@ inline bool parse_int_args(PyObject* args, Py_ssize_t expected, std::vector<int6
   return true;
 }
 
-// The common binding: read `expected` integers, then run body(ints) with the
-// GIL released (kernels never touch Python objects) and return None, or
-// body's int64_t result as a Python int.
+// The common binding: read `expected` integers, then run body(ints) by
+// kernel_call and return None, or body's int64_t result as a Python int.
 template <class Body>
 inline PyObject* run_without_gil(PyObject* args, Py_ssize_t expected, const Body& body) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, expected, &v)) return nullptr;
   if constexpr (std::is_void_v<decltype(body(v))>) {
-    Py_BEGIN_ALLOW_THREADS
-    body(v);
-    Py_END_ALLOW_THREADS
+    kernel_call([&] { body(v); });
     Py_RETURN_NONE;
   } else {
-    int64_t result;
-    Py_BEGIN_ALLOW_THREADS
-    result = body(v);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromLongLong(result);
+    return PyLong_FromLongLong(kernel_call([&] { return body(v); }));
   }
 }
 

@@ -383,7 +383,6 @@ bool grad_input_by_phase(const Geometry& g, const float* dy, const float* w, flo
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.h * g.w;
   const int64_t planes = g.n * g.c;
   if (!all_finite(w, g.oc * cg * kk)) return false;
-  const IeeeFpGuard guard;  // the replays run here, not in a parallel region's threads
   float* phase_out = thread_scratch(static_cast<size_t>(planes * ceil_div(g.h, g.sh) * ceil_div(g.w, g.sw)),
                                     Scratch::conv_phase);
   const int threads = threads_for(planes * P, int64_t{1} << 16);

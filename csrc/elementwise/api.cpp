@@ -22,29 +22,24 @@ constexpr int64_t kGrain = int64_t{1} << 14;  // elements per thread, at least (
 
 #define REPDL_DEFINE(name, S)                          \
   void name(const float* x, float* y, int64_t n) {     \
-    IeeeFpGuard guard;                                 \
     REPDL_ON_ROW(name(x, y, n))                        \
   }
 REPDL_ELEMENTWISE_UNARY(REPDL_DEFINE)
 #undef REPDL_DEFINE
 
 void pow_int(const float* x, int64_t p, float* y, int64_t n) {
-  IeeeFpGuard guard;
   REPDL_ON_ROW(pow_int(x, p, y, n))
 }
 
 void exp_prefetching(const float* x, float* y, int64_t n, const void* a, const void* b, int64_t bytes) {
-  IeeeFpGuard guard;
   REPDL_ON_ROW(exp_prefetching(x, y, n, a, b, bytes))
 }
 
 void silu_sigmoid(const float* x, float* y, float* s, int64_t n) {
-  IeeeFpGuard guard;
   REPDL_ON_ROW(silu_sigmoid(x, y, s, n))
 }
 
 void eval64(Unary f, const float* x, double* y, int64_t n) {
-  IeeeFpGuard guard;
   REPDL_ON_ROW(eval64(f, x, y, n))
 }
 

@@ -22,9 +22,9 @@ PyObject* py_unary(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 4, &v)) return nullptr;
   if (!valid_index(v[0])) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::unary_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    elementwise::unary_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
+  });
   Py_RETURN_NONE;
 }
 
@@ -33,10 +33,10 @@ PyObject* py_unary_grad(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 6, &v)) return nullptr;
   if (!valid_index(v[0])) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::unary_grad_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
-                                   as_ptr<const float>(v[3]), as_ptr<float>(v[4]), v[5]);
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    elementwise::unary_grad_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<const float>(v[2]),
+                                     as_ptr<const float>(v[3]), as_ptr<float>(v[4]), v[5]);
+  });
   Py_RETURN_NONE;
 }
 
@@ -53,9 +53,7 @@ PyObject* py_unary_names(PyObject*, PyObject*) {
 PyObject* py_pow_int(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 4, &v)) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::pow_int_threaded(as_ptr<const float>(v[0]), v[1], as_ptr<float>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { elementwise::pow_int_threaded(as_ptr<const float>(v[0]), v[1], as_ptr<float>(v[2]), v[3]); });
   Py_RETURN_NONE;
 }
 
@@ -64,9 +62,9 @@ PyObject* py_eval64(PyObject*, PyObject* args) {
   std::vector<int64_t> v;
   if (!parse_int_args(args, 4, &v)) return nullptr;
   if (!valid_index(v[0])) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  elementwise::eval64(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<double>(v[2]), v[3]);
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    elementwise::eval64(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<double>(v[2]), v[3]);
+  });
   Py_RETURN_NONE;
 }
 

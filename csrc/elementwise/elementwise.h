@@ -10,8 +10,9 @@
 // a kernel that threads over its own outputs (softmax, random numbers) calls
 // them from inside its parallel region on its own slice.  They pick the
 // instruction set (repdl::active_isa()) inside and give the same bits on
-// every row, and they hold an IeeeFpGuard while they run, so the caller's
-// MXCSR (FTZ/DAZ) cannot change a result.
+// every row; they run under the IEEE environment that their binding
+// (pyargs.h, kernel_call) or parallel region holds, so the caller's MXCSR
+// (FTZ/DAZ) cannot change a result.
 //
 // The `*_threaded` entry points split [0, n) over OpenMP threads; the Python
 // bindings use them.

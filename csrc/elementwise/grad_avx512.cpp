@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/fpenv.h"
 #include "elementwise/grad.h"
 #include "elementwise/select.h"
 

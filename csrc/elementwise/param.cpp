@@ -25,7 +25,6 @@ constexpr int64_t kBlock = 1024;              // elements per pass over the step
 
 // t = fl32(beta x); y = x if t > threshold, else fl32(softplus(t) / beta).
 void softplus_param(const float* x, float beta, float threshold, float* y, int64_t n) {
-  IeeeFpGuard guard;
   float t[kBlock], s[kBlock];
   const bool never = is_nan(bits_of(threshold));  // t > NaN is false
   const int32_t h = order_key(bits_of(threshold));
@@ -43,7 +42,6 @@ void softplus_param(const float* x, float beta, float threshold, float* y, int64
 
 // y = x if x > 0, else fl32(alpha expm1(x)).
 void elu_param(const float* x, float alpha, float* y, int64_t n) {
-  IeeeFpGuard guard;
   float e[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);
@@ -54,7 +52,6 @@ void elu_param(const float* x, float alpha, float* y, int64_t n) {
 
 // y = x if x > 0, else fl32(alpha expm1(fl32(x / alpha))).
 void celu_param(const float* x, float alpha, float* y, int64_t n) {
-  IeeeFpGuard guard;
   float t[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);

@@ -211,7 +211,6 @@ void run(const Problem& p, const Batch& batch) {
   }
   float* bpack = thread_scratch(bpack_floats, Scratch::gemm_b);
   if (threads == 1) {
-    IeeeFpGuard guard;
     for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0, false}, bpack);
     return;
   }

@@ -1,7 +1,6 @@
 // Instruction-set dispatch of the normalisation kernels (rows.inc, channels.inc, groups.inc).
 #include "norm/norm.h"
 
-#include "common/fpenv.h"
 #include "common/isa.h"
 #include "common/nan.h"
 
@@ -49,7 +48,6 @@ void backward(const Groups& p, const float* g, const float* x, const float* mean
 
 void update_running(int64_t C, float keep, float take, float n_less_one, const float* running_mean,
                     const float* running_var, const float* mean, const float* ss, float* new_mean, float* new_var) {
-  IeeeFpGuard guard;
   for (int64_t c = 0; c < C; ++c) {
     new_mean[c] = canonical_nan(running_mean[c] * keep + mean[c] * take);
     new_var[c] = canonical_nan(running_var[c] * keep + (ss[c] / n_less_one) * take);

@@ -36,9 +36,7 @@ PyObject* py_blocks(PyObject*, PyObject* args) {
   unsigned long long seed, base, stream, out;
   long long n;
   REPDL_PARSE("KKKLK", &seed, &base, &stream, &n, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::blocks(seed, base, stream, n, as_ptr<uint32_t>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { random::blocks(seed, base, stream, n, as_ptr<uint32_t>(static_cast<int64_t>(out))); });
   Py_RETURN_NONE;
 }
 
@@ -47,9 +45,7 @@ PyObject* py_words(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
   long long n;
   REPDL_PARSE("KKLK", &seed, &offset, &n, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::words(stream(seed, offset), n, as_ptr<uint32_t>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { random::words(stream(seed, offset), n, as_ptr<uint32_t>(static_cast<int64_t>(out))); });
   Py_RETURN_NONE;
 }
 
@@ -60,10 +56,10 @@ PyObject* py_uniform(PyObject*, PyObject* args) {
   int plain;
   unsigned int a, span;
   REPDL_PARSE("KKLpIIK", &seed, &offset, &n, &plain, &a, &span, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::uniform(stream(seed, offset), n, plain != 0, float_from_bits(a), float_from_bits(span),
-                  as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::uniform(stream(seed, offset), n, plain != 0, float_from_bits(a), float_from_bits(span),
+                    as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -74,10 +70,10 @@ PyObject* py_normal(PyObject*, PyObject* args) {
   int affine;
   unsigned int mean, stdv;
   REPDL_PARSE("KKLpIIK", &seed, &offset, &n, &affine, &mean, &stdv, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::normal(stream(seed, offset), n, affine != 0, float_from_bits(mean), float_from_bits(stdv),
-                 as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::normal(stream(seed, offset), n, affine != 0, float_from_bits(mean), float_from_bits(stdv),
+                   as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -86,10 +82,10 @@ PyObject* py_normal_from_words(PyObject*, PyObject* args) {
   unsigned long long w, out;
   long long n;
   REPDL_PARSE("KLK", &w, &n, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::normal_from_words(as_ptr<const uint32_t>(static_cast<int64_t>(w)), n,
-                            as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::normal_from_words(as_ptr<const uint32_t>(static_cast<int64_t>(w)), n,
+                              as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -100,10 +96,10 @@ PyObject* py_randint(PyObject*, PyObject* args) {
   int is32;
   REPDL_PARSE("KKLLKKp", &seed, &offset, &n, &low, &range, &out, &is32);
   const int64_t addr = static_cast<int64_t>(out);
-  Py_BEGIN_ALLOW_THREADS
-  random::randint(stream(seed, offset), n, low, range, is32 ? nullptr : as_ptr<int64_t>(addr),
-                  is32 ? as_ptr<int32_t>(addr) : nullptr);
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::randint(stream(seed, offset), n, low, range, is32 ? nullptr : as_ptr<int64_t>(addr),
+                    is32 ? as_ptr<int32_t>(addr) : nullptr);
+  });
   Py_RETURN_NONE;
 }
 
@@ -112,9 +108,7 @@ PyObject* py_perm_keys(PyObject*, PyObject* args) {
   unsigned long long seed, offset, out;
   long long n;
   REPDL_PARSE("KKLK", &seed, &offset, &n, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::perm_keys(stream(seed, offset), n, as_ptr<int64_t>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] { random::perm_keys(stream(seed, offset), n, as_ptr<int64_t>(static_cast<int64_t>(out))); });
   Py_RETURN_NONE;
 }
 
@@ -126,14 +120,14 @@ PyObject* py_randperm(PyObject*, PyObject* args) {
   REPDL_PARSE("KKLKp", &seed, &offset, &n, &out, &is32);
   const int64_t addr = static_cast<int64_t>(out);
   bool no_memory = false;
-  Py_BEGIN_ALLOW_THREADS
-  try {
-    random::randperm(stream(seed, offset), n, is32 ? nullptr : as_ptr<int64_t>(addr),
-                     is32 ? as_ptr<int32_t>(addr) : nullptr);
-  } catch (const std::bad_alloc&) {
-    no_memory = true;
-  }
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    try {
+      random::randperm(stream(seed, offset), n, is32 ? nullptr : as_ptr<int64_t>(addr),
+                       is32 ? as_ptr<int32_t>(addr) : nullptr);
+    } catch (const std::bad_alloc&) {
+      no_memory = true;
+    }
+  });
   if (no_memory) return PyErr_NoMemory();
   Py_RETURN_NONE;
 }
@@ -144,9 +138,9 @@ PyObject* py_bernoulli_scalar(PyObject*, PyObject* args) {
   long long n;
   unsigned int threshold;
   REPDL_PARSE("KKLIK", &seed, &offset, &n, &threshold, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::bernoulli_scalar(stream(seed, offset), n, threshold, as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::bernoulli_scalar(stream(seed, offset), n, threshold, as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -155,10 +149,10 @@ PyObject* py_bernoulli_tensor(PyObject*, PyObject* args) {
   unsigned long long seed, offset, p, out;
   long long n;
   REPDL_PARSE("KKLKK", &seed, &offset, &n, &p, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::bernoulli_tensor(stream(seed, offset), n, as_ptr<const float>(static_cast<int64_t>(p)),
-                           as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::bernoulli_tensor(stream(seed, offset), n, as_ptr<const float>(static_cast<int64_t>(p)),
+                             as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -169,10 +163,10 @@ PyObject* py_dropout(PyObject*, PyObject* args) {
   unsigned int threshold;
   unsigned int scale;
   REPDL_PARSE("KKLIIKK", &seed, &offset, &n, &threshold, &scale, &x, &y);
-  Py_BEGIN_ALLOW_THREADS
-  random::dropout(stream(seed, offset), n, threshold, float_from_bits(scale), as_ptr<const float>(static_cast<int64_t>(x)),
-                  as_ptr<float>(static_cast<int64_t>(y)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::dropout(stream(seed, offset), n, threshold, float_from_bits(scale), as_ptr<const float>(static_cast<int64_t>(x)),
+                    as_ptr<float>(static_cast<int64_t>(y)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -182,9 +176,9 @@ PyObject* py_keep_mask(PyObject*, PyObject* args) {
   long long n;
   unsigned int threshold;
   REPDL_PARSE("KKLIK", &seed, &offset, &n, &threshold, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::keep_mask(stream(seed, offset), n, threshold, as_ptr<uint8_t>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::keep_mask(stream(seed, offset), n, threshold, as_ptr<uint8_t>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 
@@ -194,10 +188,10 @@ PyObject* py_trunc_normal(PyObject*, PyObject* args) {
   long long n;
   unsigned int mean, stdv, a, b;
   REPDL_PARSE("KKLIIIIK", &seed, &offset, &n, &mean, &stdv, &a, &b, &out);
-  Py_BEGIN_ALLOW_THREADS
-  random::trunc_normal(stream(seed, offset), n, float_from_bits(mean), float_from_bits(stdv), float_from_bits(a),
-                       float_from_bits(b), as_ptr<float>(static_cast<int64_t>(out)));
-  Py_END_ALLOW_THREADS
+  kernel_call([&] {
+    random::trunc_normal(stream(seed, offset), n, float_from_bits(mean), float_from_bits(stdv), float_from_bits(a),
+                         float_from_bits(b), as_ptr<float>(static_cast<int64_t>(out)));
+  });
   Py_RETURN_NONE;
 }
 

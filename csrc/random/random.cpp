@@ -68,7 +68,6 @@ void words(Stream s, int64_t n, uint32_t* out) {
 }
 
 void blocks(uint64_t seed, uint64_t base, uint64_t stream, int64_t nblocks, uint32_t* out) {
-  IeeeFpGuard guard;
   active_row().blocks(key_of_seed(seed), base, stream, nblocks, out);
 }
 

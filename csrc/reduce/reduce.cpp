@@ -49,7 +49,6 @@ float pairsum_line_parallel(const Kernels& k, const float* x, int64_t n, int thr
   parallel_ranges(m, threads, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) sums[static_cast<size_t>(i)] = k.pairsum_contiguous(x + i * chunk, chunk);
   });
-  IeeeFpGuard guard;
   float level[64];
   for (int64_t i = 0; i < m; ++i) {
     float v = sums[static_cast<size_t>(i)];

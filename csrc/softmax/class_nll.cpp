@@ -10,7 +10,6 @@
 #include <limits>
 #include <vector>
 
-#include "common/fpenv.h"
 #include "common/nan.h"
 #include "softmax/softmax.h"
 
@@ -34,7 +33,6 @@ int64_t class_nll(const float* x, int64_t row_stride, int64_t col_stride, int64_
     if (is_valid(target[p], ignore_index) && (target[p] < 0 || target[p] >= R)) return p;
   if (stats && R > 0) run(reduce::View{x, 1, 0, P, row_stride, R, col_stride}, Kind::log_softmax_stats, stats);
   else if (stats) std::fill_n(stats, 2 * P, std::numeric_limits<float>::quiet_NaN());  // the canonical NaN
-  IeeeFpGuard guard;
   float total = 0.0f;
   int64_t count = 0;
   for (int64_t p = 0; p < P; ++p) {
@@ -62,21 +60,18 @@ void class_nll_backward(const float* x, const float* stats, int64_t P, int64_t R
                         int64_t ignore_index, Reduction reduction, const float* g, float* dx) {
   std::vector<int64_t> index(static_cast<size_t>(P));
   std::vector<float> value(static_cast<size_t>(P));
-  {
-    IeeeFpGuard guard;
-    // 'mean': the loss's gradient divided by fl32(count) (the division's
-    // backward), the same for every sample; 'sum' copies it, 'none' has one
-    // per sample.  Then negated (the nll's sign) where the sample counts,
-    // +0.0 at class 0 where it is ignored.
-    float shared = reduction == Reduction::none ? 0.0f : g[0];
-    if (reduction == Reduction::mean)
-      shared = canonical_nan(shared / static_cast<float>(valid_count(target, P, ignore_index)));
-    for (int64_t p = 0; p < P; ++p) {
-      const bool valid = is_valid(target[p], ignore_index);
-      const float gp = reduction == Reduction::none ? g[p] : shared;
-      index[static_cast<size_t>(p)] = valid ? target[p] : 0;
-      value[static_cast<size_t>(p)] = valid ? canonical_nan(-gp) : 0.0f;
-    }
+  // 'mean': the loss's gradient divided by fl32(count) (the division's
+  // backward), the same for every sample; 'sum' copies it, 'none' has one
+  // per sample.  Then negated (the nll's sign) where the sample counts,
+  // +0.0 at class 0 where it is ignored.
+  float shared = reduction == Reduction::none ? 0.0f : g[0];
+  if (reduction == Reduction::mean)
+    shared = canonical_nan(shared / static_cast<float>(valid_count(target, P, ignore_index)));
+  for (int64_t p = 0; p < P; ++p) {
+    const bool valid = is_valid(target[p], ignore_index);
+    const float gp = reduction == Reduction::none ? g[p] : shared;
+    index[static_cast<size_t>(p)] = valid ? target[p] : 0;
+    value[static_cast<size_t>(p)] = valid ? canonical_nan(-gp) : 0.0f;
   }
   if (stats) {
     onehot_backward(x, stats, P, R, index.data(), value.data(), dx);
