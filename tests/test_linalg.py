@@ -212,6 +212,23 @@ def test_a_transposed_operands_gradient_has_its_chains_and_its_layout(gen, isa, 
         assert_bitwise_equal(gb, ref.matmul(a.detach().transpose(-1, -2), g), "b against the contract")
 
 
+
+@pytest.mark.parametrize("a_shape, b_shape", [((5, 0), (3, 0, 4)), ((0, 5), (3, 5, 4)), ((5, 7), (0, 7, 6)),
+                                              ((3, 5, 0), (0, 4)), ((2, 1, 5, 3), (4, 3, 0))])
+def test_matmul_gradients_of_empty_chains(gen, a_shape, b_shape):
+    """Gradients whose chains hold no term (k = 0, an empty batch, no
+    columns), a factor broadcast over the batch among them: +0.0 in the
+    operand's shape, in both layouts (the reshapes that gather a broadcast
+    factor's chains once failed on an empty factor)."""
+    for transposed in (False, True):
+        a_rows = wide(*a_shape[:-2], a_shape[-1], a_shape[-2], gen=gen) if transposed else wide(*a_shape, gen=gen)
+        a = (a_rows.transpose(-1, -2) if transposed else a_rows).requires_grad_()
+        b = wide(*b_shape, gen=gen).requires_grad_()
+        out = repdl.matmul(a, b)
+        for operand, grad in zip((a, b), torch.autograd.grad(out, [a, b], wide(*out.shape, gen=gen))):
+            assert_bitwise_equal(grad, torch.zeros(operand.shape), f"transposed={transposed}")
+
+
 # ---- bad input -------------------------------------------------------------------------------------
 
 def test_errors():

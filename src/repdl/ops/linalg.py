@@ -4,9 +4,9 @@ Every product reduces to one primitive, ``repdl::matmul`` (batched,
 broadcasting), whose elements are sequential fma chains over k; see
 docs/CONTRACT.md, "Linear algebra".
 """
-from typing import Optional
-
+import math
 import numbers
+from typing import Optional
 
 import torch
 
@@ -51,8 +51,10 @@ def _operand_grad(left, right, operand_shape, batch):
     right = right.expand(*batch, *right.shape[-2:])
     ks = [batch[d] for d in keep]
     # left (*keep, P, *red, C) -> (*keep, P, red*C); right (*keep, *red, C, Q) -> (*keep, red*C, Q)
-    lp = left.permute(*keep, nb, *red, nb + 1).reshape(*ks, left.shape[-2], -1)
-    rp = right.permute(*keep, *red, nb, nb + 1).reshape(*ks, -1, right.shape[-1])
+    # (the length written out: -1 is ambiguous where a factor has no elements)
+    chain = math.prod(batch[d] for d in red) * left.shape[-1]
+    lp = left.permute(*keep, nb, *red, nb + 1).reshape(*ks, left.shape[-2], chain)
+    rp = right.permute(*keep, *red, nb, nb + 1).reshape(*ks, chain, right.shape[-1])
     return _matmul(lp, rp).reshape(operand_shape)
 
 
