@@ -277,11 +277,16 @@ float extreme_value_avx2(const float* x, int64_t n, bool is_min, bool* has_nan) 
     nan[0] = _mm256_or_ps(nan[0], nan[j]);
     best[0] = better(best[j], best[0]);
   }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, best[0]);
-  float m = lanes[0];
   *has_nan = _mm256_movemask_ps(nan[0]) != 0;
-  for (int q = 1; q < 8; ++q) m = is_min ? std::min(m, lanes[q]) : std::max(m, lanes[q]);
+  // The lanes folded by halves, three steps, where a pass over them through
+  // memory waited on seven dependent compares (a third of the max over a
+  // softmax line of 128 floats).  A NaN's lane may land anywhere: the
+  // callers read has_nan first.
+  const auto better4 = [is_min](__m128 a, __m128 b) { return is_min ? _mm_min_ps(a, b) : _mm_max_ps(a, b); };
+  __m128 h = better4(_mm256_castps256_ps128(best[0]), _mm256_extractf128_ps(best[0], 1));
+  h = better4(h, _mm_movehl_ps(h, h));
+  h = better4(h, _mm_shuffle_ps(h, h, 1));
+  float m = _mm_cvtss_f32(h);
   for (; k < n; ++k) {
     *has_nan |= x[k] != x[k];
     m = is_min ? std::min(m, x[k]) : std::max(m, x[k]);
