@@ -82,7 +82,7 @@ struct ExpF32 {
     const F inv = f32_splat(0x1.715476p+0f), magic = f32_splat(kExpMagic);
     const F c1 = f32_splat(0x1.62e43p-1f);
     *sk = kNegated ? f32_fnma(x, inv, magic) : f32_fma(x, inv, magic);
-    // sk holds kExpMagic + k/N, whose bits are those of 1.5 2^23 + k: the low
+    // sk holds kExpMagic + k/N, whose significand bits are 1.5 2^23 + k's: the low
     // log2(N) bits j, the bits above them N m (the magic's bits all sit
     // above bit 21, |k| <= 4017).
     *kn = f32_sub(*sk, magic);
