@@ -282,11 +282,10 @@ float extreme_value_avx2(const float* x, int64_t n, bool is_min, bool* has_nan) 
   // memory waited on seven dependent compares (a third of the max over a
   // softmax line of 128 floats).  A NaN's lane may land anywhere: the
   // callers read has_nan first.
-  const auto better4 = [is_min](__m128 a, __m128 b) { return is_min ? _mm_min_ps(a, b) : _mm_max_ps(a, b); };
-  __m128 h = better4(_mm256_castps256_ps128(best[0]), _mm256_extractf128_ps(best[0], 1));
-  h = better4(h, _mm_movehl_ps(h, h));
-  h = better4(h, _mm_shuffle_ps(h, h, 1));
-  float m = _mm_cvtss_f32(h);
+  best[0] = better(_mm256_permute2f128_ps(best[0], best[0], 1), best[0]);  // the 128-bit halves swapped
+  best[0] = better(_mm256_permute_ps(best[0], 0x4E), best[0]);            // 64-bit pairs swapped
+  best[0] = better(_mm256_permute_ps(best[0], 0xB1), best[0]);            // neighbours swapped
+  float m = _mm256_cvtss_f32(best[0]);
   for (; k < n; ++k) {
     *has_nan |= x[k] != x[k];
     m = is_min ? std::min(m, x[k]) : std::max(m, x[k]);
