@@ -242,7 +242,7 @@ def _float32_path_edges(name):
 
 def _range_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
-    fn/rsqrt_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
+    fn/rsqrt_f32.h, fn/tanh_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
     fn/softplus_coarse.h) must hand to the float64 path or settle at its
     range's edges, besides the hard-case table: for exp and exp2, results
     that are powers of two approached from below (1 - 2^-26 .. 1 - 2^-25,
@@ -252,7 +252,9 @@ def _range_edges(name):
     their neighbours; for the log family, the pieces' ends, 1, powers of two
     and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7
     and the exponent's ends; for gelu_tanh, t(x) = -48, the clamp at +-8.87
-    and the band down to its -0 edge; for sigmoid and silu, the edges -48 (hard
+    and the band down to its -0 edge; for tanh, the reduction's first
+    steps, 1 - 2^-m leaving the table's grid, results 1 from below, the
+    clamp and tiny x; for sigmoid and silu, the edges -48 (hard
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
     (x from 16 to 18), x/2 near zero and silu's 2^-64; for erf, erfc and
     gelu, the pieces' ends (multiples of 1/4 in |z|, erf's 1/2 among them),
@@ -303,6 +305,15 @@ def _range_edges(name):
             [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0]
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
         return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
+    if name == "tanh":
+        # k changing (2|x| at (i + 1/2) ln2/32, k = 0 to 1 the smallest W), m = 23 to 24 (2|x| = 24 ln2, where
+        # 1 - 2^-m leaves Th's grid), results 1 from below up to the clamp at 9.5 (1 from 9.0109), the near-zero
+        # rule's 2^-13 and 2^-25 (y0 = 1/2 exactly below it), huge x
+        edges = [(i + 0.5) * math.log(2) / 64 for i in range(4)] + [m * math.log(2) / 2 for m in (1, 23, 24, 27)]
+        edges += [9.0109, 9.011, 9.49, 9.5, 9.51, 20.0, 1e30, 3e38] + [2.0 ** -e for e in (13, 25, 60, 127, 140)]
+        edges = u32(torch.tensor(edges))
+        edges = edges + [b + d for b in edges for d in (-1, 1)]
+        return edges + [b | 0x80000000 for b in edges] + u32(torch.tensor(specials))
     if name == "gelu_tanh":
         # t(x) = -48 (x = -7.9142, hard below), x clamped at +-8.87 (|t| < 64), the band left to the
         # float64 path up to the -0 edge, results 1 from below, tiny x (2^-64: the near-zero rule's
@@ -354,8 +365,8 @@ def _float32_path_inputs(name):
     return x
 
 
-@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "gelu_tanh", "erf", "erfc", "gelu", "log",
-                                  "log2", "log10", "log1p", "softplus", "logsigmoid"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "gelu_tanh", "tanh", "erf", "erfc", "gelu",
+                                  "log", "log2", "log10", "log1p", "softplus", "logsigmoid"])
 def test_float32_path_hard_lanes(name):
     """The vector rows' fast paths settle a lane themselves only where their
     own test proves the rounding (round_proven; the coarse float64

@@ -1,8 +1,8 @@
 // Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
-// logistic_f32.h, rsqrt_f32.h, erfc_coarse.h, log_coarse.h,
+// logistic_f32.h, rsqrt_f32.h, tanh_f32.h, erfc_coarse.h, log_coarse.h,
 // softplus_coarse.h), as quoted in docs/elementwise.md, on the AVX-512 row
-// or, built with -DFAST_PATHS_AVX2, the AVX2 row (its float32 paths; the
-// coarse float64 evaluations are the AVX-512 row's alone).  Measurements,
+// or, built with -DFAST_PATHS_AVX2, the AVX2 row (its float32 paths; tanh's
+// and the coarse float64 evaluations are the AVX-512 row's alone).  Measurements,
 // not checks (crosscheck.py and verify.py check the results):
 //
 //   * how often each hands a lane to the accurate float64 path, over every
@@ -10,7 +10,8 @@
 //   * with --errors, the largest relative error of exp's unscaled pair
 //     (ExpF32::unscaled, h + lo times 2^m, on the row's table) over every
 //     float32 |x| <= 87 against float64 exp, of gelu_tanh's pair (x times
-//     the corrected quotient) against the float64 GeluTanh, and the
+//     the corrected quotient) against the float64 GeluTanh, of tanh's pair
+//     against the float64 Tanh, and the
 //     largest error of each coarse float64 evaluation over every float32
 //     input it takes (all 2^32 bit patterns but those C::outside hands on,
 //     results below 2^-126 or not finite, which the window test sends on
@@ -63,6 +64,7 @@ namespace {
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/softplus_coarse.h"
+#include "elementwise/fn/tanh_f32.h"
 }  // namespace
 }  // namespace avx512_row
 #endif
@@ -96,7 +98,7 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
 // |x| in [lo, hi) as bit patterns: 2^-7 to 32 where the whole range is the
 // path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
 // and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
-// log1p (defined above -1).
+// log1p (defined above -1), 2^-7 to 10 for tanh (1 from 9.0109).
 template <class K>
 void report_hard(const char* name, uint32_t hi = 0x42000000u) {
   const uint32_t lo = 0x3C000000u;  // 2^-7
@@ -196,6 +198,31 @@ void report_gelu_tanh_pair_error() {
 }
 
 #ifndef FAST_PATHS_AVX2
+// tanh's pair q + low before round_proven (TanhF32::magnitude) against the
+// float64 Tanh (within 12 float64 ulps), relative, over every float32 x
+// (NaN and the infinities aside; |x| > 9.5 is the clamp's tanh 9.5): the
+// measured side of its bound.
+void report_tanh_pair_error() {
+  const TanhF32 tanh;
+  const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
+    alignas(64) float q[kFloatLanes], lows[kFloatLanes];
+    alignas(64) double ref[kFloatLanes];
+    F low;
+    const F x = f32_load(xs);
+    f32_store_raw(q, tanh.magnitude(x, &low));
+    f32_store_raw(lows, low);
+    const F a = f32_min(f32_splat(9.5f), f32_abs(x));
+    store(ref, Tanh::eval(widen_lo(a)));
+    store(ref + kLanes, Tanh::eval(widen_hi(a)));
+    for (int j = 0; j < kFloatLanes; ++j) {
+      const double v = static_cast<double>(q[j]) + lows[j];
+      err[j] = std::isfinite(xs[j]) && xs[j] != 0.0f ? std::fabs(v - ref[j]) / ref[j] : -1.0;
+    }
+  });
+  std::printf("tanh pair (N = %d) max relative error 2^%.2f, at 0x%08x\n", kExpF32N, std::log2(worst.error),
+              worst.input);
+}
+
 // The coarse evaluation C's largest error against the accurate S, rule()
 // marking the inputs of C's exact rules.
 template <class C, class S>
@@ -233,6 +260,7 @@ int main(int argc, char** argv) {
     report_gelu_tanh_pair_error();
   }
 #ifndef FAST_PATHS_AVX2
+  report_hard<TanhF32>("tanh", 0x41200000u);
   report_hard<Float64Tier<ErfCoarse>>("erf");
   report_hard<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report_hard<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
@@ -243,6 +271,7 @@ int main(int argc, char** argv) {
   report_hard<Float64Tier<SoftplusCoarse>>("softplus");
   report_hard<Float64Tier<LogsigmoidCoarse>>("logsigmoid");
   if (errors) {
+    report_tanh_pair_error();
     report_error<ErfCoarse, Erf>("erf", [](float x) { return std::fabs(x) >= 4.0f; });
     report_error<ErfcCoarse, Erfc>("erfc", [](float z) { return z <= -4.0f; });
     report_error<GeluCoarse, Gelu>("gelu", [](float x) { return x > kGeluIdentity; });

@@ -54,6 +54,26 @@ constexpr ExpF32Entries kExpF32Entries = exp_f32_entries();
 constexpr float kExpZeroAtOrBelow = -0x1.9fe36ap+6f;  // -103.972084
 constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
 
+// e^rh - 1 = s + *small for |rh| <= ln2/(2N) (slightly more: 0.010832,
+// 0.043324), with the rh^2/2 that rounding rh + q would lose kept: s =
+// fl(rh + rh^2/2) by one fma (rh/2 is exact), its error sl within 2^-53 by
+// another (rh - s is exact by Sterbenz, |sl| <= 2^-29), and *small = sl +
+// rh^2 (rh P(rh)), P Taylor's 1/6 + rh/24 + rh^2/120 (+ rh^3/720 for N = 8):
+// the first omitted term, r^6/720 (N = 32) or r^7/5040 (N = 8), is below
+// 2^-48.7 or 2^-43.9.  Exp's N = 8 reduction and tanh (fn/tanh_f32.h) use
+// it.
+inline F expm1_split(F rh, F* small) {
+  const F hr = f32_mul(rh, f32_splat(0.5f));
+  const F s = f32_fma(rh, hr, rh);
+  const F sl = f32_fma(rh, hr, f32_sub(rh, s));
+  constexpr float kP[] = {0x1.6c16c2p-10f, 0x1.111112p-7f, 0x1.555556p-5f, 0x1.555556p-3f};  // 1/720 ... 1/6
+  constexpr int kFirst = kExpF32N == 8 ? 0 : 1;
+  F p = f32_splat(kP[kFirst]);
+  for (int i = kFirst + 1; i < 4; ++i) p = f32_fma(p, rh, f32_splat(kP[i]));
+  *small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
+  return s;
+}
+
 struct ExpF32 {
   ExpF32Table th_table{kExpF32Entries.hi}, tl_table{kExpF32Entries.lo};
 
@@ -63,11 +83,21 @@ struct ExpF32 {
 
   // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
   // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
-  // 2^-13); *sk and *kn hold the reduction's k = N m + j, as kExpMagic + k/N
-  // and as k/N (scale() takes both).  kNegated: the same for e^-x, the
-  // negation folded into the first two steps (fnma for fma, fnms for fnma:
-  // the same values, one instruction fewer than negating x).  Beyond 87 and
-  // for NaN the lanes hold garbage.
+  // 2^-13); *sk and *kn hold the reduction's k = N m + j (reduce).
+  // kNegated: the same for e^-x.  Beyond 87 and for NaN the lanes hold
+  // garbage.
+  template <bool kNegated = false>
+  F unscaled(F x, F* lo, F* sk, F* kn) const {
+    F rl;
+    const F rh = reduce<kNegated>(x, sk, kn, &rl);
+    return reduced(*sk, rh, rl, lo);
+  }
+
+  // x = k ln2/N + rh + *rl, k = round(N x / ln2) = N m + j, for |x| <= 87
+  // (the return value is rh): *sk holds k as kExpMagic + k/N, *kn as k/N
+  // (scale() takes both).  kNegated: the reduction of -x, the negation
+  // folded into the first two steps (fnma for fma, fnms for fnma: the same
+  // values, one instruction fewer than negating x).
   //
   // The reduction counts in units of 1/N: k/N, not k, comes out of the
   // magic's subtraction, because it is what the scaling reads (floor(k/N) =
@@ -75,7 +105,7 @@ struct ExpF32 {
   // (exactly: powers of two), so each value is k's bit for bit and the
   // multiplication by 1/N is gone.
   template <bool kNegated = false>
-  F unscaled(F x, F* lo, F* sk, F* kn) const {
+  static F reduce(F x, F* sk, F* kn, F* rl) {
     // fl32(1/ln2) = fl32(N/ln2)/N; C1 = fl32(ln2/N) and C2 = fl32(ln2/N -
     // C1), here times N: float32 constants for ln2 scaled by a power of two,
     // exactly.
@@ -90,9 +120,8 @@ struct ExpF32 {
     // 2^-30 (N = 32) or 2^-28 (N = 8), as is k C1, and |x - k C1| < 2^-6
     // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5 (N = 8: 2^-45.1), |rl| <
     // 2^-21.9 (|k| <= 4017, or 1004 for N = 8).
-    const F rh = kNegated ? f32_fnms(*kn, c1, x) : f32_fnma(*kn, c1, x);
-    const F rl = f32_mul(*kn, f32_splat(0x1.05c61p-29f));
-    return reduced(*sk, rh, rl, lo);
+    *rl = f32_mul(*kn, f32_splat(0x1.05c61p-29f));
+    return kNegated ? f32_fnms(*kn, c1, x) : f32_fnma(*kn, c1, x);
   }
 
   // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= ln2/(2N)
@@ -117,19 +146,10 @@ struct ExpF32 {
       return h;
     } else {
       // Four times the reduced range makes rh^2/2 (up to 2^-10.06) too
-      // large to round as q above (2^-34 where the budget is 2^-35): s =
-      // fl(rh + rh^2/2) by one fma (rh/2 is exact), and its error sl within
-      // 2^-53 by another (rh - s is exact by Sterbenz, |sl| <= 2^-29);
-      // small = sl + rh^2 (rh P(rh)), P the Taylor polynomial 1/6 + ... +
-      // rh^3/720 (the first omitted term, r^7/5040, below 2^-43.9).  c
-      // small (2^-37.1) is left out of lo.
-      const F hr = f32_mul(rh, f32_splat(0.5f));
-      const F s = f32_fma(rh, hr, rh);
-      const F sl = f32_fma(rh, hr, f32_sub(rh, s));
-      const F p = f32_fma(f32_fma(f32_fma(f32_splat(0x1.6c16c2p-10f), rh, f32_splat(0x1.111112p-7f)), rh,
-                                  f32_splat(0x1.555556p-5f)),
-                          rh, f32_splat(0x1.555556p-3f));
-      const F small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
+      // large to round as q above (2^-34 where the budget is 2^-35): s +
+      // small from expm1_split, whose c small (2^-37.1) is left out of lo.
+      F small;
+      const F s = expm1_split(rh, &small);
       const F h = f32_fma(th, s, th);
       const F he = f32_fma(th, s, f32_sub(th, h));
       const F c = f32_fma(th, rl, tl);
@@ -138,13 +158,13 @@ struct ExpF32 {
     }
   }
 
+  // m << 23, m = floor(k/N), for reduce's sk: (bits of sk, less j) << (23 -
+  // log2 N) (the magic's bits and sk's exponent shift out).
+  static F exponent_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits); }
+
   // a 2^m (f32_scale_pow2: rounded once, exact where the result is
-  // normal) for unscaled's sk and kn: m = floor(kn), and m << 23 = (bits of
-  // sk, less j) << (23 - log2 N) (the magic's bits and sk's exponent shift
-  // out).
-  static F scale(F a, F sk, F kn) {
-    return f32_scale_pow2(a, kn, f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits));
-  }
+  // normal) for reduce's sk and kn: m = floor(kn).
+  static F scale(F a, F sk, F kn) { return f32_scale_pow2(a, kn, exponent_bits(sk)); }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
   F eval(F x, uint32_t* hard) const {

@@ -52,9 +52,10 @@ inline F sigmoid_from(F x, F y0, F low, FM* hard) {
   return y;
 }
 
-// x (h + lo) as the pair ph + *low: x h = ph + pl exactly (one fms; the
-// callers keep |x h| >= 2^-66, so nothing underflows), and x lo + pl
-// rounded once, within 2^-24 |x lo|.
+// x (h + lo) as the pair ph + *low: x h = ph + pl exactly (one fms; silu
+// and gelu_tanh keep |x h| >= 2^-66, so nothing underflows, and tanh's
+// products below that are exact, fn/tanh_f32.h), and x lo + pl rounded
+// once, within 2^-24 |x lo|.
 inline F times_pair(F x, F h, F lo, F* low) {
   const F ph = f32_mul(x, h);
   *low = f32_fma(x, lo, f32_fms(x, h, ph));
