@@ -306,10 +306,11 @@ def _range_edges(name):
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
         return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
     if name == "tanh":
-        # k changing (2|x| at (i + 1/2) ln2/32, k = 0 to 1 the smallest W), m = 23 to 24 (2|x| = 24 ln2, where
-        # 1 - 2^-m leaves Th's grid), results 1 from below up to the clamp at 9.5 (1 from 9.0109), the near-zero
-        # rule's 2^-13 and 2^-25 (y0 = 1/2 exactly below it), huge x
-        edges = [(i + 0.5) * math.log(2) / 64 for i in range(4)] + [m * math.log(2) / 2 for m in (1, 23, 24, 27)]
+        # k changing (2|x| at (i + 1/2) ln2/N for both rows' tables, N = 16 and 32; k = 0 to 1 the smallest W),
+        # m = 23 to 24 (2|x| = 24 ln2, where 1 - 2^-m leaves Th's grid), results 1 from below up to the clamp at
+        # 9.5 (1 from 9.0109), the near-zero rule's 2^-13 and 2^-25 (y0 = 1/2 exactly below it), huge x
+        edges = [(i + 0.5) * math.log(2) / (2 * n) for n in (16, 32) for i in range(4)]
+        edges += [m * math.log(2) / 2 for m in (1, 23, 24, 27)]
         edges += [9.0109, 9.011, 9.49, 9.5, 9.51, 20.0, 1e30, 3e38] + [2.0 ** -e for e in (13, 25, 60, 127, 140)]
         edges = u32(torch.tensor(edges))
         edges = edges + [b + d for b in edges for d in (-1, 1)]

@@ -133,6 +133,9 @@ inline F f32_and_bits(F a, uint32_t m) {
 inline F f32_abs(F a) { return f32_and_bits(a, 0x7FFFFFFFu); }
 inline F f32_max(F a, F b) { return {_mm256_max_ps(a.v, b.v)}; }  // b where either is NaN
 inline F f32_min(F a, F b) { return {_mm256_min_ps(a.v, b.v)}; }  // b where either is NaN
+inline F f32_or_sign(F a, F s) {  // a with s's sign bit or'd in (copysign for a >= +0)
+  return f32_from_int(_mm256_or_si256(f32_int(a), _mm256_and_si256(f32_int(s), _mm256_set1_epi32(INT32_MIN))));
+}
 inline F f32_add_bits(F a, F b) { return f32_from_int(_mm256_add_epi32(f32_int(a), f32_int(b))); }
 inline F f32_sub_bits(F a, F b) { return f32_from_int(_mm256_sub_epi32(f32_int(a), f32_int(b))); }
 inline F f32_shl_bits(F a, int n) { return f32_from_int(_mm256_slli_epi32(f32_int(a), n)); }
@@ -171,6 +174,22 @@ struct F32Table8 {
   F lookup(F index) const { return {_mm256_permutevar8x32_ps(t, f32_int(index))}; }
 };
 using ExpF32Table = F32Table8;
+
+// tanh's float32 table (fn/tanh_f32.h): 16 floats in two registers, looked
+// up by two vpermps and a blend on bit 3 of the index, moved to the sign
+// bit (blendv reads it).  tanh's error bound needs 16 entries where exp's
+// holds with 8.
+struct F32Table16 {
+  static constexpr int kEntries = 16;
+  __m256 lo, hi;
+  explicit F32Table16(const float* table) : lo(_mm256_loadu_ps(table)), hi(_mm256_loadu_ps(table + 8)) {}
+  F lookup(F index) const {
+    const __m256i i = f32_int(index);
+    const __m256 upper = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28));
+    return {_mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, i), _mm256_permutevar8x32_ps(hi, i), upper)};
+  }
+};
+using TanhF32Table = F32Table16;
 
 // The float32 halves of a float32 vector, widened (exactly) to float64, and
 // the reverse (rounded to nearest).

@@ -56,16 +56,6 @@ REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 #undef REPDL_COARSE
 
-// tanh on float32 lanes, on this row alone: its error bound needs exp's
-// table of 32 (fn/tanh_f32.h); with the AVX2 row's 8 the rounding errors of
-// rh^3/6 reach 2^-33.9 of tanh near 2|x| = ln2/16 (tools/cr/fast_paths.cpp
-// --errors), past round_proven's 2^-34.5, so tanh keeps its float64 path
-// there.
-#include "elementwise/fn/tanh_f32.h"
-template <>
-struct FastPath<Tanh> {
-  using Kernel = TanhF32;
-};
 
 }  // namespace
 

@@ -172,7 +172,8 @@ struct F32Table32 {
   explicit F32Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
   F lookup(F index) const { return {_mm512_permutex2var_ps(lo, _mm512_castps_si512(index.v), hi)}; }
 };
-using ExpF32Table = F32Table32;  // exp's float32 table (fn/exp_f32.h)
+using ExpF32Table = F32Table32;   // exp's float32 table (fn/exp_f32.h)
+using TanhF32Table = F32Table32;  // tanh's (fn/tanh_f32.h)
 
 // A table of 16 doubles in two registers, looked up by vpermt2pd: the
 // coarse float64 evaluations' per-piece coefficients (fn/erfc_coarse.h).

@@ -25,79 +25,36 @@ alignas(64) constexpr float kExpTableF32[2][32] = {
 #include "elementwise/fn/exp_table_f32.inc"
 };
 
-constexpr int kExpF32N = ExpF32Table::kEntries;
-constexpr int kExpF32Bits = __builtin_ctz(kExpF32N);
-// 1.5 2^23 / N: added to N x / N, it rounds x to a multiple of 1/N (k/N),
-// holding k in its low bits as 1.5 2^23 would hold it added to N x.
-constexpr float kExpMagic = 0x1.8p23f / kExpF32N;
-static_assert(kExpF32N == 8 || kExpF32N == 32, "exp's float32 path is analysed for N = 8 and N = 32");
+// The steps on a table of N = 8, 16 or 32 entries 2^(j/N) that exp (on
+// its row's ExpF32Table), exp2, the logistic paths and tanh (on its row's
+// TanhF32Table, fn/tanh_f32.h) share.
+template <int N>
+struct ExpSteps {
+  static_assert(N == 8 || N == 16 || N == 32, "analysed for tables of 8, 16 and 32 entries");
+  static constexpr int kBits = __builtin_ctz(N);
+  // 1.5 2^23 / N: added to N x / N, it rounds x to a multiple of 1/N (k/N),
+  // holding k in its low bits as 1.5 2^23 would hold it added to N x.
+  static constexpr float kMagic = 0x1.8p23f / N;
 
-// 2^(j/N) = hi + lo + e, |e| <= 2^-49: every (32/N)-th pair of the table.
-struct ExpF32Entries {
-  alignas(64) float hi[kExpF32N];
-  alignas(64) float lo[kExpF32N];
-};
-constexpr ExpF32Entries exp_f32_entries() {
-  ExpF32Entries t{};
-  for (int j = 0; j < kExpF32N; ++j) {
-    t.hi[j] = kExpTableF32[0][j * (32 / kExpF32N)];
-    t.lo[j] = kExpTableF32[1][j * (32 / kExpF32N)];
-  }
-  return t;
-}
-constexpr ExpF32Entries kExpF32Entries = exp_f32_entries();
-
-// exp(x) rounds to +0 for x <= kExpZeroAtOrBelow (e^x <= 2^-150, the tie
-// with the least subnormal, goes to even) and to +inf for x >=
-// kExpInfAtOrAbove: the edges of exp's rescue, and of the functions whose
-// tails are exp's (softplus, logsigmoid, sigmoid).
-constexpr float kExpZeroAtOrBelow = -0x1.9fe36ap+6f;  // -103.972084
-constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
-
-// e^rh - 1 = s + *small for |rh| <= ln2/(2N) (slightly more: 0.010832,
-// 0.043324), with the rh^2/2 that rounding rh + q would lose kept: s =
-// fl(rh + rh^2/2) by one fma (rh/2 is exact), its error sl within 2^-53 by
-// another (rh - s is exact by Sterbenz, |sl| <= 2^-29), and *small = sl +
-// rh^2 (rh P(rh)), P Taylor's 1/6 + rh/24 + rh^2/120 (+ rh^3/720 for N = 8):
-// the first omitted term, r^6/720 (N = 32) or r^7/5040 (N = 8), is below
-// 2^-48.7 or 2^-43.9.  Exp's N = 8 reduction and tanh (fn/tanh_f32.h) use
-// it.
-inline F expm1_split(F rh, F* small) {
-  const F hr = f32_mul(rh, f32_splat(0.5f));
-  const F s = f32_fma(rh, hr, rh);
-  const F sl = f32_fma(rh, hr, f32_sub(rh, s));
-  constexpr float kP[] = {0x1.6c16c2p-10f, 0x1.111112p-7f, 0x1.555556p-5f, 0x1.555556p-3f};  // 1/720 ... 1/6
-  constexpr int kFirst = kExpF32N == 8 ? 0 : 1;
-  F p = f32_splat(kP[kFirst]);
-  for (int i = kFirst + 1; i < 4; ++i) p = f32_fma(p, rh, f32_splat(kP[i]));
-  *small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
-  return s;
-}
-
-struct ExpF32 {
-  ExpF32Table th_table{kExpF32Entries.hi}, tl_table{kExpF32Entries.lo};
-
-  // Every result of a block at or below this is +0, which run_fast stores
-  // without evaluating the block (a causal mask's -inf in softmax).
-  static constexpr float kZeroAtOrBelow = kExpZeroAtOrBelow;
-
-  // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
-  // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
-  // 2^-13); *sk and *kn hold the reduction's k = N m + j (reduce).
-  // kNegated: the same for e^-x.  Beyond 87 and for NaN the lanes hold
-  // garbage.
-  template <bool kNegated = false>
-  F unscaled(F x, F* lo, F* sk, F* kn) const {
-    F rl;
-    const F rh = reduce<kNegated>(x, sk, kn, &rl);
-    return reduced(*sk, rh, rl, lo);
+  // 2^(j/N) = hi + lo + e, |e| <= 2^-49: every (32/N)-th pair of the table.
+  struct Entries {
+    alignas(64) float hi[N];
+    alignas(64) float lo[N];
+  };
+  static constexpr Entries entries() {
+    Entries t{};
+    for (int j = 0; j < N; ++j) {
+      t.hi[j] = kExpTableF32[0][j * (32 / N)];
+      t.lo[j] = kExpTableF32[1][j * (32 / N)];
+    }
+    return t;
   }
 
   // x = k ln2/N + rh + *rl, k = round(N x / ln2) = N m + j, for |x| <= 87
-  // (the return value is rh): *sk holds k as kExpMagic + k/N, *kn as k/N
-  // (scale() takes both).  kNegated: the reduction of -x, the negation
-  // folded into the first two steps (fnma for fma, fnms for fnma: the same
-  // values, one instruction fewer than negating x).
+  // (the return value is rh): *sk holds k as kMagic + k/N, *kn as k/N
+  // (ExpF32::scale() takes both).  kNegated: the reduction of -x, the
+  // negation folded into the first two steps (fnma for fma, fnms for fnma:
+  // the same values, one instruction fewer than negating x).
   //
   // The reduction counts in units of 1/N: k/N, not k, comes out of the
   // magic's subtraction, because it is what the scaling reads (floor(k/N) =
@@ -109,19 +66,78 @@ struct ExpF32 {
     // fl32(1/ln2) = fl32(N/ln2)/N; C1 = fl32(ln2/N) and C2 = fl32(ln2/N -
     // C1), here times N: float32 constants for ln2 scaled by a power of two,
     // exactly.
-    const F inv = f32_splat(0x1.715476p+0f), magic = f32_splat(kExpMagic);
+    const F inv = f32_splat(0x1.715476p+0f), magic = f32_splat(kMagic);
     const F c1 = f32_splat(0x1.62e43p-1f);
     *sk = kNegated ? f32_fnma(x, inv, magic) : f32_fma(x, inv, magic);
-    // sk holds kExpMagic + k/N, whose significand bits are 1.5 2^23 + k's: the low
-    // log2(N) bits j, the bits above them N m (the magic's bits all sit
+    // sk holds kMagic + k/N, whose significand bits are 1.5 2^23 + k's: the
+    // low log2(N) bits j, the bits above them N m (the magic's bits all sit
     // above bit 21, |k| <= 4017).
     *kn = f32_sub(*sk, magic);
     // x - k C1 is exact: for k != 0, |x| >= ln2/(2N) makes x a multiple of
-    // 2^-30 (N = 32) or 2^-28 (N = 8), as is k C1, and |x - k C1| < 2^-6
-    // (2^-4): 24 bits.  rl = -k C2 within 2^-45.5 (N = 8: 2^-45.1), |rl| <
-    // 2^-21.9 (|k| <= 4017, or 1004 for N = 8).
+    // 2^-30 (N = 32), 2^-29 (N = 16) or 2^-28 (N = 8), as is k C1, and |x -
+    // k C1| < 2^-6 (2^-5, 2^-4): 24 bits.  rl = -k C2 within 2^-45.5 (N = 8:
+    // 2^-45.1), |rl| < 2^-21.9 (|k| <= 4017, or 1004 for N = 8; tanh's N =
+    // 16 reduces |x| <= 19: |k| <= 439, within 2^-48).
     *rl = f32_mul(*kn, f32_splat(0x1.05c61p-29f));
     return kNegated ? f32_fnms(*kn, c1, x) : f32_fnma(*kn, c1, x);
+  }
+
+  // m << 23, m = floor(k/N), for reduce's sk: (bits of sk, less j) << (23 -
+  // log2 N) (the magic's bits and sk's exponent shift out).
+  static F exponent_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~(N - 1u)), 23 - kBits); }
+
+  // e^rh - 1 = s + *small for |rh| <= ln2/(2N) (slightly more: 0.010832,
+  // 0.021662, 0.043324), with the rh^2/2 that rounding rh + q would lose
+  // kept: s = fl(rh + rh^2/2) by one fma (rh/2 is exact), its error sl
+  // within 2^-53 by another (rh - s is exact by Sterbenz, |sl| <= 2^-29),
+  // and *small = sl + rh^2 (rh P(rh)), P Taylor's 1/6 + rh/24 + rh^2/120 (+
+  // rh^3/720 for N <= 16): the first omitted term, r^6/720 (N = 32) or
+  // r^7/5040 (N = 16, 8), is below 2^-48.7, 2^-50.9 or 2^-43.9.  Exp's N =
+  // 8 reduction and tanh (fn/tanh_f32.h) use it.
+  static F expm1_split(F rh, F* small) {
+    const F hr = f32_mul(rh, f32_splat(0.5f));
+    const F s = f32_fma(rh, hr, rh);
+    const F sl = f32_fma(rh, hr, f32_sub(rh, s));
+    constexpr float kP[] = {0x1.6c16c2p-10f, 0x1.111112p-7f, 0x1.555556p-5f, 0x1.555556p-3f};  // 1/720 ... 1/6
+    constexpr int kFirst = N == 32 ? 1 : 0;
+    F p = f32_splat(kP[kFirst]);
+    for (int i = kFirst + 1; i < 4; ++i) p = f32_fma(p, rh, f32_splat(kP[i]));
+    *small = f32_fma(f32_mul(rh, rh), f32_mul(p, rh), sl);
+    return s;
+  }
+};
+template <int N>
+constexpr typename ExpSteps<N>::Entries kExpF32Entries = ExpSteps<N>::entries();
+
+constexpr int kExpF32N = ExpF32Table::kEntries;
+static_assert(kExpF32N == 8 || kExpF32N == 32, "exp's float32 path is analysed for N = 8 and N = 32");
+using ExpF32Steps = ExpSteps<kExpF32N>;
+constexpr float kExpMagic = ExpF32Steps::kMagic;
+
+// exp(x) rounds to +0 for x <= kExpZeroAtOrBelow (e^x <= 2^-150, the tie
+// with the least subnormal, goes to even) and to +inf for x >=
+// kExpInfAtOrAbove: the edges of exp's rescue, and of the functions whose
+// tails are exp's (softplus, logsigmoid, sigmoid).
+constexpr float kExpZeroAtOrBelow = -0x1.9fe36ap+6f;  // -103.972084
+constexpr float kExpInfAtOrAbove = 0x1.62e430p+6f;    // 88.7228394
+
+struct ExpF32 {
+  ExpF32Table th_table{kExpF32Entries<kExpF32N>.hi}, tl_table{kExpF32Entries<kExpF32N>.lo};
+
+  // Every result of a block at or below this is +0, which run_fast stores
+  // without evaluating the block (a causal mask's -inf in softmax).
+  static constexpr float kZeroAtOrBelow = kExpZeroAtOrBelow;
+
+  // For |x| <= 87: e^x = 2^m (h + *lo) within 2^-35.08 relative (N = 32;
+  // N = 8: 2^-36.0; the unscaled value lies in [0.957, 2.03], |*lo| <
+  // 2^-13); *sk and *kn hold the reduction's k = N m + j (ExpSteps::reduce).
+  // kNegated: the same for e^-x.  Beyond 87 and for NaN the lanes hold
+  // garbage.
+  template <bool kNegated = false>
+  F unscaled(F x, F* lo, F* sk, F* kn) const {
+    F rl;
+    const F rh = ExpF32Steps::reduce<kNegated>(x, sk, kn, &rl);
+    return reduced(*sk, rh, rl, lo);
   }
 
   // T_j e^(rh + rl) = h + *lo (the return value is h) for |rh| <= ln2/(2N)
@@ -149,7 +165,7 @@ struct ExpF32 {
       // large to round as q above (2^-34 where the budget is 2^-35): s +
       // small from expm1_split, whose c small (2^-37.1) is left out of lo.
       F small;
-      const F s = expm1_split(rh, &small);
+      const F s = ExpF32Steps::expm1_split(rh, &small);
       const F h = f32_fma(th, s, th);
       const F he = f32_fma(th, s, f32_sub(th, h));
       const F c = f32_fma(th, rl, tl);
@@ -158,13 +174,9 @@ struct ExpF32 {
     }
   }
 
-  // m << 23, m = floor(k/N), for reduce's sk: (bits of sk, less j) << (23 -
-  // log2 N) (the magic's bits and sk's exponent shift out).
-  static F exponent_bits(F sk) { return f32_shl_bits(f32_and_bits(sk, ~(kExpF32N - 1u)), 23 - kExpF32Bits); }
-
   // a 2^m (f32_scale_pow2: rounded once, exact where the result is
   // normal) for reduce's sk and kn: m = floor(kn).
-  static F scale(F a, F sk, F kn) { return f32_scale_pow2(a, kn, exponent_bits(sk)); }
+  static F scale(F a, F sk, F kn) { return f32_scale_pow2(a, kn, ExpF32Steps::exponent_bits(sk)); }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
   F eval(F x, uint32_t* hard) const {

@@ -1,9 +1,9 @@
 // tanh on float32 lanes, correctly rounded with its own rounding test: the
 // fast path of the vector rows in front of Tanh (tanh.h), on exp's table
-// and reduction (fn/exp_f32.h).  The error analysis is in
+// and reduction steps (fn/exp_f32.h, ExpSteps).  The error analysis is in
 // docs/elementwise.md ("tanh: the float32 path").
 //
-//   a = min(|x|, 9.5),  2a = k ln2/32 + rh + rl,  k = 32 m + j  (ExpF32::reduce)
+//   a = min(|x|, 9.5),  2a = k ln2/N + rh + rl,  k = N m + j  (ExpSteps::reduce)
 //   e^(2a) - 1 = 2^m W,  W = (Th - v) + Th (s + small) + (Tl + Th rl)(1 + s),  v = 2^-m
 //   tanh a = (e^(2a) - 1) / (e^(2a) + 1) = W / (W + 2v)
 //
@@ -19,21 +19,27 @@
 // rounds to 1 far from a midpoint, and so do the infinities.  Hard lanes:
 // round_proven's, NaN among them (the rescue gives the contract's NaN).
 
-static_assert(kExpF32N == 32, "tanh's float32 path is analysed for exp's table of 32 (row_avx512.cpp)");
+// The row's table: 32 entries on the AVX-512 row (exp's), 16 on the AVX2
+// row, whose exp has 8 (docs/elementwise.md: with 8, rh^3/6's roundings
+// alone would reach 2^-33.5 of W).
+constexpr int kTanhF32N = TanhF32Table::kEntries;
+static_assert(kTanhF32N == 16 || kTanhF32N == 32, "tanh's float32 path is analysed for tables of 16 and 32");
 
 struct TanhF32 {
-  ExpF32 exp;
+  using Steps = ExpSteps<kTanhF32N>;
+  TanhF32Table th_table{kExpF32Entries<kTanhF32N>.hi}, tl_table{kExpF32Entries<kTanhF32N>.lo};
 
   // tanh a = q + *low (the return value is q) within 2^-37.18 relative
-  // (measured: 2^-37.34), a = min(|x|, 9.5); NaN gives NaN.
+  // for N = 32, 2^-35.13 for N = 16 (measured: 2^-37.34, 2^-36.06), a =
+  // min(|x|, 9.5); NaN gives NaN.
   F magnitude(F x, F* low) const {
     const F one = f32_splat(1.0f);
     const F a = f32_min(f32_splat(9.5f), f32_abs(x));  // NaN stays NaN: round_proven's hard lane
     F sk, kn, rl, small;
-    const F rh = ExpF32::reduce(f32_add(a, a), &sk, &kn, &rl);
-    const F s = expm1_split(rh, &small);
-    const F th = exp.th_table.lookup(sk), tl = exp.tl_table.lookup(sk);
-    const F m_bits = ExpF32::exponent_bits(sk);
+    const F rh = Steps::reduce(f32_add(a, a), &sk, &kn, &rl);
+    const F s = Steps::expm1_split(rh, &small);
+    const F th = th_table.lookup(sk), tl = tl_table.lookup(sk);
+    const F m_bits = Steps::exponent_bits(sk);
     const F v = f32_sub_bits(one, m_bits), v2 = f32_sub_bits(f32_splat(2.0f), m_bits);  // 2^-m, 2^(1-m)
     // W = w + wl: Th - v, exact (m <= 23) or within 2^-24 (m in [24, 27],
     // where tanh is within 2^-22.9 of 1 and W's error reaches it times
