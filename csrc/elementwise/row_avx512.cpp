@@ -56,7 +56,6 @@ REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 #undef REPDL_COARSE
 
-
 }  // namespace
 
 #include "elementwise/row_entries.inc"
