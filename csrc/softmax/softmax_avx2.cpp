@@ -15,6 +15,10 @@
 namespace repdl {
 namespace softmax {
 namespace {
+// lines.inc's divide: IEEE division on this row.  Its vdivps on 256 bits
+// keeps up with the five fmas of divide_by_reciprocal (softmax 16x512x512
+// on Sapphire Rapids with the AVX2 row forced: 0.99 of the time).
+constexpr bool kFmaDivision = false;
 #include "softmax/lines.inc"
 }  // namespace
 

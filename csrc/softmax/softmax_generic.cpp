@@ -10,6 +10,7 @@
 namespace repdl {
 namespace softmax {
 namespace {
+constexpr bool kFmaDivision = false;  // lines.inc's divide: IEEE division (no fma on the baseline)
 #include "softmax/lines.inc"
 }  // namespace
 

@@ -1,0 +1,71 @@
+// softmax's division by its line's reciprocal (csrc/softmax/lines.inc,
+// divide_by_reciprocal) against the IEEE quotient: for divisors b in [1, 2)
+// (the steps are scale-free while nothing underflows, so one binade of each
+// stands for all), every dividend a in [1, 2), z = fl(1/b), and
+//
+//   q0 = fl(a z),  q1 = fma(fma(-q0, b, a), z, q0),  q2 = fma(fma(-q1, b, a), z, q1)
+//
+// must equal fl(a / b).  q2 rests on Markstein's theorem (z within half an
+// ulp of 1/b, q1 within one ulp of a/b; docs/PERFORMANCE.md, twentieth
+// round); this is the measured side.  It also counts q1 alone.  Default: the
+// 4096 divisors nearest 2 (where a z errs most against an ulp of a/b < 1)
+// and 512 spread over the binade, every dividend each (seconds on two
+// cores); --all: every divisor, 2^46 pairs (about two hours).
+//
+//   g++ -O2 -fopenmp -ffp-contract=off -o /tmp/division_check tools/division_check.cpp && /tmp/division_check [--all]
+#pragma GCC target("avx2,fma")
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace {
+
+float from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Wrong quotients over every dividend for the divisor 1 + m 2^-23: q2's
+// and q1's.
+void count_wrong(uint32_t m, int64_t* wrong2, int64_t* wrong1) {
+  const float b = from_bits(0x3F800000u | m);
+  const float z = 1.0f / b;
+  int64_t w2 = 0, w1 = 0;
+  for (uint32_t am = 0; am < (1u << 23); ++am) {
+    const float a = from_bits(0x3F800000u | am);
+    const float q0 = a * z;
+    const float q1 = std::fma(std::fma(-q0, b, a), z, q0);
+    const float q2 = std::fma(std::fma(-q1, b, a), z, q1);
+    const uint32_t want = bits_of(a / b);
+    w2 += bits_of(q2) != want;
+    w1 += bits_of(q1) != want;
+  }
+  *wrong2 += w2;
+  *wrong1 += w1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool all = argc > 1 && std::string(argv[1]) == "--all";
+  const int64_t divisors = all ? (int64_t{1} << 23) : 4096 + 512;
+  int64_t wrong2 = 0, wrong1 = 0;
+#pragma omp parallel for reduction(+ : wrong2, wrong1) schedule(dynamic, 4)
+  for (int64_t i = 0; i < divisors; ++i) {
+    const uint32_t m = all ? static_cast<uint32_t>(i)
+                           : i < 4096 ? 0x7FFFFFu - static_cast<uint32_t>(i)
+                                      : static_cast<uint32_t>(i * 2654435761u) & 0x7FFFFFu;
+    count_wrong(m, &wrong2, &wrong1);
+  }
+  std::printf("%lld divisors x 2^23 dividends: q2 (two corrections) %lld wrong, q1 (one) %lld wrong\n",
+              static_cast<long long>(divisors), static_cast<long long>(wrong2), static_cast<long long>(wrong1));
+  return wrong2 != 0;
+}
