@@ -34,6 +34,21 @@ inline F two_sum_fast(F h, F lo, F* d) {
   return y;
 }
 
+// 1 / (a + b + low) = y0 / (1 - *t), y0 the return value, for a, b >= 0 in
+// either order and |low| <= 2^-24 (a + b): dh = fl(a + b) and dl its exact
+// error (Fast2Sum with the larger first) plus low, y0 = fl(1 / dh), 1 - dh
+// y0 exact (one fma), *t = fl(1 - dh y0 - dl y0), |*t| < 2^-22.4 (|dl| <=
+// 2^-23 dh).  The quotients of sigmoid (1 + e^-x, fn/logistic_f32.h) and
+// tanh (W + 2^(1-m), fn/tanh_f32.h).
+inline F reciprocal_of_sum(F a, F b, F low, F* t) {
+  const F one = f32_splat(1.0f);
+  const F dh = f32_add(a, b);
+  const F dl = f32_add(f32_sub(f32_min(a, b), f32_sub(dh, f32_max(a, b))), low);
+  const F y0 = f32_div(one, dh);
+  *t = f32_fnma(dl, y0, f32_fnma(dh, y0, one));
+  return y0;
+}
+
 // Exact rules for the lanes a fast path leaves hard: each kernel's
 // rescue() (run_fast, row_simd.inc) writes `value` into the lanes of m,
 // which then leave *hard.  The rules hold for a range of inputs as a

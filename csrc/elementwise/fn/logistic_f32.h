@@ -31,13 +31,9 @@ struct LogisticF32 {
     F lo, sk, kn, ed;
     const F h = exp.unscaled<true>(f32_min(x, f32_splat(64.0f)), &lo, &sk, &kn);
     const F ey = two_sum_fast(h, lo, &ed);
-    const F one = f32_splat(1.0f);
     const F eh = ExpF32::scale(ey, sk, kn), el = ExpF32::scale(ed, sk, kn);  // 2^m, m in [-93, 70]
-    // Fast2Sum on 1 and Eh (either may be the larger): Dl is exact before El.
-    const F dh = f32_add(one, eh);
-    const F dl = f32_add(f32_sub(f32_min(one, eh), f32_sub(dh, f32_max(one, eh))), el);
-    const F y0 = f32_div(one, dh);
-    const F t = f32_fnma(dl, y0, f32_fnma(dh, y0, one));
+    F t;
+    const F y0 = reciprocal_of_sum(f32_splat(1.0f), eh, el, &t);  // 1 and Eh: either may be the larger
     *low = f32_mul(y0, t);
     return y0;
   }

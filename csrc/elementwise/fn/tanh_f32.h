@@ -51,12 +51,9 @@ struct TanhF32 {
     const F c = f32_fma(th, rl, tl);
     F wl;
     const F w = two_sum_fast(wh, f32_fma(th, small, f32_fma(c, s, f32_add(c, f32_add(he, pl)))), &wl);
-    // D = W + 2v = dh + dl: Fast2Sum on the larger of W and 2v first.
-    const F dh = f32_add(w, v2);
-    const F dl = f32_add(f32_sub(f32_min(w, v2), f32_sub(dh, f32_max(w, v2))), wl);
-    // 1 / D = y0 / (1 - t) as in LogisticF32::reciprocal, |t| < 2^-22.4.
-    const F y0 = f32_div(one, dh);
-    const F t = f32_fnma(dl, y0, f32_fnma(dh, y0, one));
+    // 1 / (W + 2v) = y0 / (1 - t), |t| < 2^-22.4 (|wl| <= 2^-24 w).
+    F t;
+    const F y0 = reciprocal_of_sum(w, v2, wl, &t);
     return times_pair(y0, w, f32_fma(w, t, wl), low);
   }
 
