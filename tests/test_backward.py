@@ -172,6 +172,53 @@ def test_nothing_that_rounds_is_left_to_torch(name):
     assert not leaked, f"{name}: aten ops outside the allow-list ran: {leaked}"
 
 
+class ZerosRecorder(TorchDispatchMode):
+    """Records the (shape, dtype) of every tensor of zeros made."""
+
+    def __init__(self):
+        super().__init__()
+        self.made = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in (torch.ops.aten.zeros.default, torch.ops.aten.zeros_like.default):
+            self.made.append((tuple(out.shape), out.dtype))
+        return out
+
+
+def _leaf(*shape):
+    return repdl.random.randn(*shape, generator=repdl.random.Generator(1)).requires_grad_()
+
+
+# Ops whose primitive has outputs besides the one differentiable result
+# (statistics, indices, silu's sigmoid), and the zeros their backward makes
+# itself: max's gradient is a scatter into zeros of the input's shape.
+WITH_NON_DIFFERENTIABLE_OUTPUTS = {
+    "silu": (lambda: repdl.nn.functional.silu(_leaf(64)), []),
+    "layer_norm": (lambda: repdl.nn.functional.layer_norm(_leaf(4, 16), (16,)), []),
+    "layer_norm over two dims": (lambda: repdl.nn.functional.layer_norm(_leaf(2, 3, 16), (3, 16)), []),
+    "rms_norm": (lambda: repdl.nn.functional.rms_norm(_leaf(4, 16), (16,)), []),
+    "group_norm": (lambda: repdl.nn.functional.group_norm(_leaf(2, 4, 3, 3), 2), []),
+    "batch_norm": (lambda: repdl.nn.functional.batch_norm(_leaf(2, 4, 3, 3), None, None, training=True), []),
+    "instance_norm": (lambda: repdl.nn.functional.instance_norm(_leaf(2, 4, 3, 3)), []),
+    "max_pool2d": (lambda: repdl.nn.functional.max_pool2d(_leaf(1, 2, 4, 4), 2), []),
+    "max over a dim": (lambda: repdl.max(_leaf(4, 6), 1)[0], [((4, 6), torch.float32)]),
+    "cross_entropy": (lambda: repdl.nn.functional.cross_entropy(_leaf(4, 6), torch.tensor([0, 1, 2, 3])), []),
+}
+
+
+@pytest.mark.parametrize("name", WITH_NON_DIFFERENTIABLE_OUTPUTS)
+def test_no_zero_gradients_are_made_for_non_differentiable_outputs(name):
+    """autograd hands a backward zeros for every output without a gradient
+    unless told not to (_library.mark_non_differentiable): for silu's saved
+    sigmoid, an allocation and a fill the size of the input."""
+    forward, own_zeros = WITH_NON_DIFFERENTIABLE_OUTPUTS[name]
+    y = forward()
+    with ZerosRecorder() as rec:
+        y.backward(torch.ones_like(y))
+    assert rec.made == own_zeros
+
+
 def test_the_recorder_catches_torch_kernels():
     x = torch.ones(3, requires_grad=True)
     with AtenRecorder() as rec:

@@ -21,7 +21,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import primitive
+from .._library import mark_non_differentiable, primitive
 from .._scalar import fl32, float_of_bits
 from ._in_place import inplace_source, write_inplace
 from . import _prims as P
@@ -355,7 +355,7 @@ def _silu_and_sigmoid_impl(x: Tensor) -> Tuple[Tensor, Tensor]:
 
 
 def _silu_and_sigmoid_setup(ctx, inputs, output):
-    ctx.mark_non_differentiable(output[1])
+    mark_non_differentiable(ctx, output[1])
     ctx.save_for_backward(inputs[0], output[1])
 
 

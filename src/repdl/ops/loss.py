@@ -8,7 +8,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import _functorch_active, primitive
+from .._library import _functorch_active, mark_non_differentiable, primitive
 from .._scalar import fl32
 from .arith import add, div, mul, neg
 from .linalg import matmul
@@ -170,9 +170,8 @@ def _lsm_class_nll_fake(input, target, ignore_index, reduction):
 
 def _lsm_class_nll_setup(ctx, inputs, output):
     input, target, ctx.ignore_index, ctx.reduction = inputs
-    ctx.mark_non_differentiable(output[1])
+    mark_non_differentiable(ctx, output[1])
     ctx.save_for_backward(input, target, output[1])
-    ctx.set_materialize_grads(False)
 
 
 def _lsm_class_nll_backward(ctx, g, g_stats):

@@ -25,7 +25,7 @@ from typing import List, Optional, Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import primitive
+from .._library import mark_non_differentiable, primitive
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
 from . import _prims as P
@@ -93,7 +93,7 @@ def _saved_or_recomputed(ctx):
 def _save_normalize(centered):
     def setup(ctx, inputs, output):
         ctx.dims, ctx.eps, ctx.centered = inputs[1], inputs[2], centered
-        ctx.mark_non_differentiable(*output[1:])
+        mark_non_differentiable(ctx, *output[1:])
         ctx.save_for_backward(inputs[0], output[0], output[-1])
 
     return setup
@@ -138,7 +138,7 @@ def _norm_rows_fake(x, w, b, eps, centered):
 def _norm_rows_setup(ctx, inputs, output):
     x, w, b, eps, centered = inputs
     ctx.dims, ctx.eps, ctx.centered, ctx.has_w, ctx.has_b = [1], eps, centered, w is not None, b is not None
-    ctx.mark_non_differentiable(output[1])
+    mark_non_differentiable(ctx, output[1])
     ctx.save_for_backward(x, w, output[1])
 
 
@@ -226,7 +226,7 @@ def _batch_norm_fake(x, w, b, eps):
 def _batch_norm_setup(ctx, inputs, output):
     x, w, b, eps = inputs
     ctx.eps, ctx.has_w, ctx.has_b = eps, w is not None, b is not None
-    ctx.mark_non_differentiable(*output[1:])
+    mark_non_differentiable(ctx, *output[1:])
     ctx.save_for_backward(x, w, output[1], output[3])
 
 
@@ -282,7 +282,7 @@ def _group_norm_fake(x, w, b, groups, eps):
 def _group_norm_setup(ctx, inputs, output):
     x, w, b, groups, eps = inputs
     ctx.groups, ctx.eps, ctx.has_w, ctx.has_b = groups, eps, w is not None, b is not None
-    ctx.mark_non_differentiable(*output[1:])
+    mark_non_differentiable(ctx, *output[1:])
     ctx.save_for_backward(x, w, output[1], output[2])
 
 

@@ -20,7 +20,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import primitive
+from .._library import mark_non_differentiable, primitive
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -107,7 +107,7 @@ def _max_pool_fake(x, rows, cols):
 
 def _max_pool_setup(ctx, inputs, output):
     ctx.hw = inputs[0].shape[1:]
-    ctx.mark_non_differentiable(output[1])
+    mark_non_differentiable(ctx, output[1])
     ctx.save_for_backward(output[1])
 
 

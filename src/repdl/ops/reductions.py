@@ -13,7 +13,7 @@ from typing import List, Tuple
 import torch
 
 from .. import _checks, backends
-from .._library import primitive
+from .._library import mark_non_differentiable, primitive
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
 from . import _batching, _grad, arith, elementwise
@@ -153,7 +153,7 @@ def _extremum_fake(x, dim, keepdim, largest):
 
 def _extremum_setup(ctx, inputs, output):
     x, dim, keepdim, _ = inputs
-    ctx.mark_non_differentiable(output[1])
+    mark_non_differentiable(ctx, output[1])
     ctx.in_shape, ctx.dim, ctx.kept = x.shape, dim, keepdim_shape(x.shape, (dim,))
     ctx.save_for_backward(output[1])
 
