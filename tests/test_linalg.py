@@ -68,8 +68,9 @@ def test_mm_is_batch_invariant(gen, isa):
 
 
 # Teams of threads split rows or (for few rows) columns of C, and pack B
-# together (at least 2^25 flops) or each for itself (gemm.cpp): one shape
-# for each of the four.
+# together (at least 2^25 flops, teams of more than four) or each for
+# itself (gemm.cpp): one shape for each of the four, at team sizes of both
+# kinds.
 @pytest.mark.parametrize("m,n,k", [(150, 70, 300), (300, 200, 300), (20, 500, 300), (40, 1500, 300)])
 def test_mm_thread_count_invariant(m, n, k, gen, isa):
     a = wide(m, k, gen=gen, spread=2)
@@ -77,7 +78,7 @@ def test_mm_thread_count_invariant(m, n, k, gen, isa):
     saved = torch.get_num_threads()
     try:
         results = []
-        for t in (1, 2, 3):
+        for t in (1, 2, 3, 5):
             torch.set_num_threads(t)
             results.append(repdl.mm(a, b))
     finally:

@@ -171,6 +171,15 @@ constexpr int64_t kFlopsPerThread = int64_t{1} << 21;
 // packing B once per thread (100x120x400 with 2 threads: 76 us shared,
 // 65 us private; torch.mm 61 us).
 constexpr int64_t kSmallGemmFlops = int64_t{1} << 25;
+// Teams up to this size pack B privately at every size too.  Each thread
+// of a row split reads every panel of the B block, so a shared copy sends
+// the other threads' share of it between cores on every K block; packing
+// it again from B costs less (two threads of a Xeon with private 2 MB L2s,
+// private / shared time: 256^3 0.74, m = 100-256 with k and n of 1024-4096
+// 0.89-0.92, 512^3 0.94, from 1024^3 up 0.96-1.00, never above 1.00).
+// Larger teams share one copy, packed cooperatively: their private copies,
+// kc x nc floats each, would crowd the L3 they share.
+constexpr int kPrivateBThreads = 4;
 
 }  // namespace
 
@@ -214,7 +223,7 @@ void run(const Problem& p, const Batch& batch) {
     for (int64_t t = 0; t < nb; ++t) gemm_team(cfg, entry(p, batch, t), Team{1, 0, false}, bpack);
     return;
   }
-  const bool shared_b = flops >= kSmallGemmFlops;
+  const bool shared_b = flops >= kSmallGemmFlops && threads > kPrivateBThreads;
 #pragma omp parallel num_threads(threads)
   {
     IeeeFpGuard guard;
