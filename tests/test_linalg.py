@@ -67,11 +67,11 @@ def test_mm_is_batch_invariant(gen, isa):
         assert_bitwise_equal(repdl.mm(a[lo:hi], b), full[lo:hi])
 
 
-# Teams of threads split rows or (for few rows) columns of C, and pack B
-# together (at least 2^25 flops, teams of more than four) or each for
-# itself (gemm.cpp): one shape for each of the four, at team sizes of both
-# kinds.
-@pytest.mark.parametrize("m,n,k", [(150, 70, 300), (300, 200, 300), (20, 500, 300), (40, 1500, 300)])
+# Teams of threads split rows or (for few rows, or a B of at least 2^20
+# floats wider than A is tall) columns of C, and pack B together (at least
+# 2^25 flops, teams of more than four) or each for itself (gemm.cpp): one
+# shape for each of the five, at team sizes of both kinds.
+@pytest.mark.parametrize("m,n,k", [(150, 70, 300), (300, 200, 300), (20, 500, 300), (40, 1500, 300), (100, 3500, 300)])
 def test_mm_thread_count_invariant(m, n, k, gen, isa):
     a = wide(m, k, gen=gen, spread=2)
     b = wide(k, n, gen=gen, spread=2)

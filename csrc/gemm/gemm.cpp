@@ -83,14 +83,25 @@ void macro_kernel(const Config& cfg, int64_t mc, int64_t nc, int64_t kc, const f
 // 1.00-1.10 the other, at m = 80 to 128).
 constexpr int64_t kRowPanelsForDirectB = 8;
 
+// A row split of C makes every thread read all of B, a column split all of
+// A.  So columns are split when B is the larger operand and too large for a
+// core's L2 (1-2 MB on the machines measured), where reading it once per
+// thread costs most.  Two threads of a Xeon, columns / rows time: 64-128 x
+// 4096 x 4096 0.78-0.85, 256 x 1024 x 4096 0.91, 512 x 768 x 3072 0.95, a
+// transformer's weight gradient 256 x 2048 x 1024 0.96, 1024 x 1024 x 2048
+// 1.00; with B in L2, 256 x 256 x 512 1.10 (its eleven panels split 6 : 5).
+constexpr int64_t kColumnSplitFloats = int64_t{1} << 20;
+
 // One GEMM by `team`.  Threads split rows of C in whole micro-panels; when C
-// has too few rows for that, each thread packs all of A and takes a share of
-// the B micro-panels instead.  B panels are packed cooperatively into the
-// shared `bpack`, or, in a team without shared_b, by each thread for itself;
-// or not at all (see kRowPanelsForDirectB).
+// has too few rows for that, or B is the operand to split (above), each
+// thread packs all of A and takes a share of the B micro-panels instead.  B
+// panels are packed cooperatively into the shared `bpack`, or, in a team
+// without shared_b, by each thread for itself; or not at all (see
+// kRowPanelsForDirectB).
 void gemm_team(const Config& cfg, const Problem& p, const Team& team, float* bpack) {
   const int mr = cfg.mr, nr = cfg.nr;
-  const bool split_rows = team.size == 1 || p.m >= int64_t{team.size} * mr * 4;
+  const bool split_b = p.n > p.m && p.k * p.n >= kColumnSplitFloats;
+  const bool split_rows = team.size == 1 || (p.m >= int64_t{team.size} * mr * 4 && !split_b);
   const bool direct_b = p.b.cs == 1 && ceil_div(p.m, mr) <= kRowPanelsForDirectB;
   int64_t m0 = 0, m1 = p.m;
   if (split_rows && team.size > 1) {
