@@ -35,8 +35,13 @@ def geometries(count, seed):
     return out
 
 
-def assert_three_kernels_match(x, wt, dy, out_hw, args):
-    assert_bitwise_equal(cpu.conv2d(x, wt, out_hw, *args), ref.conv2d(x, wt, out_hw, *args), "forward")
+def assert_three_kernels_match(x, wt, dy, out_hw, args, gen):
+    """The forward without a bias and with one holding special values (the
+    kernels add it job by job; NaN comes out canonical), then both gradients."""
+    bias = sprinkle(wide(wt.shape[0], gen=gen, spread=3), SPECIALS, gen, 0.3)
+    for b in (None, bias):
+        assert_bitwise_equal(cpu.conv2d(x, wt, b, out_hw, *args), ref.conv2d(x, wt, b, out_hw, *args),
+                             f"forward, bias {b is not None}")
     assert_bitwise_equal(cpu.conv2d_input(dy, wt, x.shape, *args), ref.conv2d_input(dy, wt, x.shape, *args),
                          "grad_input")
     assert_bitwise_equal(cpu.conv2d_weight(x, dy, wt.shape, *args), ref.conv2d_weight(x, dy, wt.shape, *args),
@@ -49,7 +54,7 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
     x = sprinkle(wide(n, c, h, w, gen=gen, spread=3), SPECIALS + TINY, gen, 0.03)
     wt = sprinkle(wide(oc, c // groups, kh, kw, gen=gen, spread=3), TINY, gen, 0.05)
     dy = wide(n, oc, *out_hw, gen=gen, spread=3)
-    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups))
+    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups), gen)
 
 
 # Fixed geometries on both sides of the direct path's bounds (stride 1,
@@ -86,7 +91,7 @@ def test_direct_and_im2col_bounds(name, gen, isa):
     x = sprinkle(wide(n, c, h, w, gen=gen, spread=3), SPECIALS + TINY, gen, 0.02)
     wt = sprinkle(wide(oc, c // groups, kh, kw, gen=gen, spread=3), TINY, gen, 0.05)
     dy = wide(n, oc, *out_hw, gen=gen, spread=3)
-    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups))
+    assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups), gen)
 
 
 def test_non_contiguous_operands(gen):
@@ -106,10 +111,10 @@ def test_large_blocks_and_many_threads(gen):
     assert_bitwise_equal(cpu.conv2d_weight(x, dy, wt.shape, *args), ref.conv2d_weight(x, dy, wt.shape, *args))
     torch.set_num_threads(1)
     try:
-        one = cpu.conv2d(x, wt, (36, 36), *args)
+        one = cpu.conv2d(x, wt, None, (36, 36), *args)
     finally:
         torch.set_num_threads(2)
-    assert_bitwise_equal(one, cpu.conv2d(x, wt, (36, 36), *args))
+    assert_bitwise_equal(one, cpu.conv2d(x, wt, None, (36, 36), *args))
 
 
 def test_zero_taps_take_part_as_plus_zero():
@@ -119,7 +124,7 @@ def test_zero_taps_take_part_as_plus_zero():
     x = torch.full((1, 1, 1, 1), -0.0)
     wt = torch.tensor([[[[float("inf"), 1.0, 2.0]]]])
     y = repdl.conv2d(x, wt, padding=(0, 1))
-    assert_bitwise_equal(y, ref.conv2d(x, wt, (1, 1), (1, 1), (0, 1), (1, 1), 1))
+    assert_bitwise_equal(y, ref.conv2d(x, wt, None, (1, 1), (1, 1), (0, 1), (1, 1), 1))
     assert torch.isnan(y).all()
 
 

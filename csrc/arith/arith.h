@@ -60,6 +60,9 @@ struct Rows {
 };
 extern const Rows kGenericRows;
 extern const Rows kAvx2Rows;
+// The row kernels of the active instruction set, for callers that run
+// their own runs on their own threads (a convolution's bias, job by job).
+const Rows& rows();
 
 }  // namespace arith
 }  // namespace repdl

@@ -14,8 +14,6 @@ namespace {
 
 constexpr int64_t kGrain = int64_t{1} << 15;  // elements per thread, at least
 
-const Rows& rows() { return avx2_active() ? kAvx2Rows : kGenericRows; }
-
 // Drops size-1 dims and merges neighbours that every input walks as one
 // (the dense output always does), so a dense or simply broadcast operation
 // becomes one or two long rows.
@@ -88,6 +86,8 @@ void run(const Iter<N>& raw, float* y, const Row& row) {
 }
 
 }  // namespace
+
+const Rows& rows() { return avx2_active() ? kAvx2Rows : kGenericRows; }
 
 void binary(Binary op, const Iter<2>& it, float* y) {
   const Rows& r = rows();

@@ -1,6 +1,7 @@
 // Python bindings of the convolution kernels.  Every call passes the
 // geometry's 16 integers (conv.h's Geometry, in order) and three data
-// pointers; Python has checked shapes and made every tensor dense.
+// pointers (the forward four: its bias, 0 for none); Python has checked
+// shapes and made every tensor dense.
 #include "common/pyargs.h"
 #include "conv/conv.h"
 
@@ -11,10 +12,11 @@ conv::Geometry geometry(const std::vector<int64_t>& v) {
   return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
 }
 
-// conv_forward(geometry..., x, w, y)
+// conv_forward(geometry..., x, w, bias, y)
 PyObject* py_forward(PyObject*, PyObject* args) {
-  return run_without_gil(args, 19, [](const std::vector<int64_t>& v) {
-    conv::forward(geometry(v), as_ptr<const float>(v[16]), as_ptr<const float>(v[17]), as_ptr<float>(v[18]));
+  return run_without_gil(args, 20, [](const std::vector<int64_t>& v) {
+    conv::forward(geometry(v), as_ptr<const float>(v[16]), as_ptr<const float>(v[17]), as_ptr<const float>(v[18]),
+                  as_ptr<float>(v[19]));
   });
 }
 

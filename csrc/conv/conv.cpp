@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "arith/arith.h"
 #include "common/parallel.h"
 #include "common/scratch.h"
 #include "conv/direct.h"
@@ -254,10 +255,11 @@ int64_t even_images(int64_t images, int64_t n, int64_t groups, int threads) {
   return best;
 }
 
-// Every (group, block of images) as one job of image_block_gemm calls.
-template <class A, class Fill, class Out>
+// Every (group, block of images) as one job of image_block_gemm calls,
+// then done(gr, n0, n1) on the job's finished outputs.
+template <class A, class Fill, class Out, class Done>
 void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& a_of_group, const Fill& fill,
-                   const Out& out) {
+                   const Out& out, const Done& done) {
   Blocks bl = blocks_for(K, P, g.n);
   bl.images = even_images(bl.images, g.n, g.groups, threads_for(2 * m * K * P * g.n * g.groups, int64_t{1} << 21));
   const int64_t image_blocks = (g.n + bl.images - 1) / bl.images;
@@ -271,8 +273,12 @@ void blocked_gemms(const Geometry& g, int64_t m, int64_t K, int64_t P, const A& 
                        },
                        [&](int64_t n) { return out(gr, n); });
     }
+    done(gr, n0, n1);
   });
 }
+
+// What a job does after its GEMMs when nothing is left to do.
+void nothing_more(int64_t, int64_t, int64_t) {}
 
 // grad_input of a strided layer, phase by phase.  Along an axis of stride
 // s, the input positions i with (i + pad) mod s = rho are reached only by
@@ -411,7 +417,7 @@ bool grad_input_by_phase(const Geometry& g, const float* dy, const float* w, flo
             [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
               gather_phase(g, ph, pw, dy + (n * g.oc + gr * ocg) * g.oh * g.ow, j0, nc, dst, ld, k0, k1);
             },
-            [&](int64_t gr, int64_t n) { return phase_out + (n * g.c + gr * cg) * pp; });
+            [&](int64_t gr, int64_t n) { return phase_out + (n * g.c + gr * cg) * pp; }, nothing_more);
       }
       parallel_ranges(planes, threads, [&](int64_t b, int64_t e) {
         for (int64_t q = b; q < e; ++q) {
@@ -443,17 +449,26 @@ bool grad_input_by_phase(const Geometry& g, const float* dy, const float* w, flo
 
 }  // namespace
 
-void forward(const Geometry& g, const float* x, const float* w, float* y) {
+void add_bias(const float* bias, float* rows, int64_t count, int64_t P) {
+  const arith::Rows& r = arith::rows();
+  for (int64_t i = 0; i < count; ++i) r.binary(arith::Binary::add, rows + i * P, 1, bias + i, 0, rows + i * P, P);
+}
+
+void forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
   const int64_t K = cg * g.kh * g.kw, P = g.oh * g.ow;
   if (ocg == 0 || P == 0 || g.n == 0) return;
-  if (direct_applies(g)) return direct_forward(g, x, w, y);
+  if (direct_applies(g)) return direct_forward(g, x, w, bias, y);
+  const auto out = [&](int64_t gr, int64_t n) { return y + (n * g.oc + gr * ocg) * P; };
   blocked_gemms(
       g, ocg, K, P, [&](int64_t gr) { return w + gr * ocg * K; },
       [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
         im2col(g, x + (n * g.c + gr * cg) * g.h * g.w, j0, nc, dst, ld, k0, k1);
       },
-      [&](int64_t gr, int64_t n) { return y + (n * g.oc + gr * ocg) * P; });
+      out, [&](int64_t gr, int64_t n0, int64_t n1) {
+        if (bias != nullptr)
+          for (int64_t n = n0; n < n1; ++n) add_bias(bias + gr * ocg, out(gr, n), ocg, P);
+      });
 }
 
 void grad_input(const Geometry& g, const float* dy, const float* w, float* dx) {
@@ -475,7 +490,7 @@ void grad_input(const Geometry& g, const float* dy, const float* w, float* dx) {
       [&](int64_t gr, int64_t n, int64_t j0, int64_t nc, float* dst, int64_t ld, int64_t k0, int64_t k1) {
         gather_dy(g, dy + (n * g.oc + gr * ocg) * g.oh * g.ow, j0, nc, dst, ld, k0, k1);
       },
-      [&](int64_t gr, int64_t n) { return dx + (n * g.c + gr * cg) * P; });
+      [&](int64_t gr, int64_t n) { return dx + (n * g.c + gr * cg) * P; }, nothing_more);
 }
 
 void grad_weight(const Geometry& g, const float* x, const float* dy, float* dw) {

@@ -9,8 +9,9 @@
 // the holes out, phase by phase, with the same bits: conv.cpp).  Convolution in 1-D is the case
 // H = KH = 1; transposed convolution is grad_input.
 //
-// Tensors are dense (NCHW; weights (OC, C / groups, KH, KW)); bias is added
-// by the caller (one rounding after the chains).
+// Tensors are dense (NCHW; weights (OC, C / groups, KH, KW)).  The
+// forward's bias (or none: nullptr) is added to each output after its
+// chain, one rounding, job by job while the job's outputs are in cache.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +27,17 @@ struct Geometry {
   int64_t groups;
 };
 
-// y (n, oc, oh, ow) = conv(x, w)
-void forward(const Geometry& g, const float* x, const float* w, float* y);
+// y (n, oc, oh, ow) = conv(x, w) (+ bias (oc), where not nullptr)
+void forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y);
 // dx (n, c, h, w) from the output gradient dy (n, oc, oh, ow)
 void grad_input(const Geometry& g, const float* dy, const float* w, float* dx);
 // dw (oc, c / groups, kh, kw) from x and dy
 void grad_weight(const Geometry& g, const float* x, const float* dy, float* dw);
+
+// rows[i * P + j] = fl32(rows[i * P + j] + bias[i]) for i < count, j < P:
+// the add op's bits (its row kernel: canonical NaN), for the forward's
+// outputs of `count` channels of one image.
+void add_bias(const float* bias, float* rows, int64_t count, int64_t P);
 
 }  // namespace conv
 }  // namespace repdl

@@ -64,7 +64,7 @@ bool direct_weight_applies(const Geometry& g) {
   return direct_applies(g) && g.oc / g.groups >= 4;
 }
 
-void direct_forward(const Geometry& g, const float* x, const float* w, float* y) {
+void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
   const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.oh * g.ow;
   const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = round_up(g.ow, k.block_columns) + (g.kw - 1) * g.dw;
@@ -78,6 +78,7 @@ void direct_forward(const Geometry& g, const float* x, const float* w, float* y)
     const direct::Correlation c{xp, rows * cols, cols, w + gr * ocg * cg * kk, cg * kk, kk, cg, g.kh, g.kw,
                                 roff.data(), coff.data(), g.oh, g.ow, y + (n * g.oc + gr * ocg) * P, P};
     k.correlate(c, 0, ocg);
+    if (bias != nullptr) add_bias(bias + gr * ocg, c.out, ocg, P);
   });
 }
 

@@ -25,7 +25,7 @@ namespace conv {
 // drivers (direct.cpp), with conv.h's signatures.
 bool direct_applies(const Geometry& g);         // forward and grad_input
 bool direct_weight_applies(const Geometry& g);  // grad_weight
-void direct_forward(const Geometry& g, const float* x, const float* w, float* y);
+void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y);
 void direct_grad_input(const Geometry& g, const float* dy, const float* w, float* dx);
 void direct_grad_weight(const Geometry& g, const float* x, const float* dy, float* dw);
 

@@ -2,21 +2,22 @@
 (docs/CONTRACT.md, "Convolution"), with torch.nn.functional's signatures.
 
 Three primitives, each the gradient of the others: ``repdl::conv2d`` (the
-forward: one fma chain per output over (c, kh, kw)), ``repdl::conv2d_input``
-(its input gradient: a chain over (oc, kh, kw), padding and stride holes
-entering as +0.0; also the transposed convolution) and
-``repdl::conv2d_weight`` (its weight gradient: a chain over (n, oh, ow)).
-Bias is added afterwards with one rounding.  A 1-D convolution is the 2-D
+forward: one fma chain per output over (c, kh, kw), then + bias with one
+rounding), ``repdl::conv2d_input`` (its input gradient: a chain over (oc,
+kh, kw), padding and stride holes entering as +0.0; also the transposed
+convolution, whose bias is added afterwards) and ``repdl::conv2d_weight``
+(its weight gradient: a chain over (n, oh, ow)).  A 1-D convolution is the 2-D
 one with height 1.  Padding modes other than zeros pad first
 (``ops.pad``), then convolve without padding.
 """
 import numbers
-from typing import List
+from typing import List, Optional
 
 import torch
 
 from .. import _checks, backends
 from .._library import primitive
+from . import _grad
 from . import _prims as P
 from . import padding as _pad
 
@@ -31,13 +32,13 @@ def _out_size(size, k, s, p, d):
 
 # ---- primitives ------------------------------------------------------------------------------
 
-def _conv2d_impl(x: Tensor, w: Tensor, stride: List[int], padding: List[int], dilation: List[int],
-                 groups: int) -> Tensor:
+def _conv2d_impl(x: Tensor, w: Tensor, bias: Optional[Tensor], stride: List[int], padding: List[int],
+                 dilation: List[int], groups: int) -> Tensor:
     out_hw = [_out_size(x.shape[2 + i], w.shape[2 + i], stride[i], padding[i], dilation[i]) for i in range(2)]
-    return backends.for_tensor(x).conv2d(x, w, out_hw, stride, padding, dilation, groups)
+    return backends.for_tensor(x).conv2d(x, w, bias, out_hw, stride, padding, dilation, groups)
 
 
-def _conv2d_fake(x, w, stride, padding, dilation, groups):
+def _conv2d_fake(x, w, bias, stride, padding, dilation, groups):
     out_hw = [_out_size(x.shape[2 + i], w.shape[2 + i], stride[i], padding[i], dilation[i]) for i in range(2)]
     return x.new_empty(x.shape[0], w.shape[0], *out_hw)
 
@@ -63,23 +64,25 @@ def _conv2d_weight_fake(x, dy, weight_size, stride, padding, dilation, groups):
 def _save(ctx, inputs, output):
     ctx.save_for_backward(inputs[0], inputs[1])
     ctx.geometry = tuple(inputs[-4:])  # stride, padding, dilation, groups
-    ctx.size = inputs[2] if len(inputs) == 7 else None
 
 
 def _conv2d_backward(ctx, g):
-    """dx = conv2d_input(g, w), dw = conv2d_weight(x, g)."""
+    """dx = conv2d_input(g, w), dw = conv2d_weight(x, g), dbias = g summed
+    over (n, oh, ow), the gradient of a (OC, 1, 1) operand broadcast by add
+    (one sequential sum in that order)."""
     x, w = ctx.saved_tensors
     need = ctx.needs_input_grad
     gx = _conv2d_input(g, w, list(x.shape), *ctx.geometry) if need[0] else None
     gw = _conv2d_weight(x, g, list(w.shape), *ctx.geometry) if need[1] else None
-    return gx, gw, None, None, None, None
+    gb = _grad.sum_to(g, (g.shape[1], 1, 1)).reshape(-1) if need[2] else None
+    return gx, gw, gb, None, None, None, None
 
 
 def _conv2d_input_backward(ctx, g):
     """y = conv2d_input(dy, w): d dy = conv2d(g, w), d w = conv2d_weight(g, dy)."""
     dy, w = ctx.saved_tensors
     need = ctx.needs_input_grad
-    gdy = _conv2d(g, w, *ctx.geometry) if need[0] else None
+    gdy = _conv2d(g, w, None, *ctx.geometry) if need[0] else None
     gw = _conv2d_weight(g, dy, list(w.shape), *ctx.geometry) if need[1] else None
     return gdy, gw, None, None, None, None, None
 
@@ -89,7 +92,7 @@ def _conv2d_weight_backward(ctx, g):
     x, dy = ctx.saved_tensors
     need = ctx.needs_input_grad
     gx = _conv2d_input(dy, g, list(x.shape), *ctx.geometry) if need[0] else None
-    gdy = _conv2d(x, g, *ctx.geometry) if need[1] else None
+    gdy = _conv2d(x, g, None, *ctx.geometry) if need[1] else None
     return gx, gdy, None, None, None, None, None
 
 
@@ -189,10 +192,9 @@ def _conv(op, nd, input, weight, bias, stride, padding, dilation, groups, paddin
         if x.shape[-nd + i] + 2 * left[-nd + i] < effective:
             raise RuntimeError(f"repdl.{op}: input of spatial size {tuple(x.shape[-nd:])} (padded by "
                                f"{tuple(left[-nd:])}) is smaller than the kernel's {effective}")
-    y = _conv2d(x, w, list(stride), list(left), list(dilation), int(groups))
+    y = _conv2d(x, w, bias, list(stride), list(left), list(dilation), int(groups))
     if nd == 1:
         y = y.squeeze(2)
-    y = _add_bias(y, bias)
     return y.squeeze(0) if unbatched else y
 
 

@@ -10,12 +10,13 @@ def _geometry(x_shape, w_shape, out_hw, stride, padding, dilation, groups):
     return (n, c, h, w, oc, kh, kw, *out_hw, *stride, *padding, *dilation, groups)
 
 
-def conv2d(x, w, out_hw, stride, padding, dilation, groups):
-    """y (N, OC, OH, OW) = conv(x, w), no bias."""
+def conv2d(x, w, bias, out_hw, stride, padding, dilation, groups):
+    """y (N, OC, OH, OW) = conv(x, w), + bias (OC) where given: each job's
+    outputs while in cache, not a pass of their own."""
     x, w = x.contiguous(), w.contiguous()
     y = row_major((x.shape[0], w.shape[0], *out_hw))
     _C.conv_forward(*_geometry(x.shape, w.shape, out_hw, stride, padding, dilation, groups),
-                    x.data_ptr(), w.data_ptr(), y.data_ptr())
+                    x.data_ptr(), w.data_ptr(), 0 if bias is None else bias.contiguous().data_ptr(), y.data_ptr())
     return y
 
 

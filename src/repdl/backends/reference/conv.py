@@ -5,6 +5,7 @@ the chains are exactly the matmul's."""
 import torch
 import torch.nn.functional as F
 
+from .arith import binary
 from .linalg import matmul
 
 
@@ -16,12 +17,14 @@ def _cols(x, kernel, stride, padding, dilation, groups):
     return cols.reshape(n, groups, -1, cols.shape[-1])
 
 
-def conv2d(x, w, out_hw, stride, padding, dilation, groups):
-    """y[n, oc] = chain over (c, kh, kw) of w[oc, c, kh, kw] * tap."""
+def conv2d(x, w, bias, out_hw, stride, padding, dilation, groups):
+    """y[n, oc] = chain over (c, kh, kw) of w[oc, c, kh, kw] * tap, then
+    fl32(y[n, oc] + bias[oc]) where bias is given."""
     oc = w.shape[0]
     cols = _cols(x, w.shape[2:], stride, padding, dilation, groups)
     wg = w.reshape(groups, oc // groups, -1)
-    return matmul(wg, cols).reshape(x.shape[0], oc, *out_hw)
+    y = matmul(wg, cols).reshape(x.shape[0], oc, *out_hw)
+    return y if bias is None else binary("add", y, bias.reshape(-1, 1, 1))
 
 
 def _dy_gather(dy, input_hw, kernel, stride, padding, dilation, groups):
