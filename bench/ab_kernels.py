@@ -16,8 +16,9 @@ CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
 runs them), batch_norm (NxCxL, training, likewise), group_norm (NxCxLxG: x (N, C, L) in G
 groups, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
-linear on one sample computes it: the dot rows), or any correctly rounded
-unary function's name.
+linear on one sample computes it: the dot rows), mm (MxKxN: row-major (M,
+K) times row-major (K, N), the GEMM driver and micro-kernels), or any
+correctly rounded unary function's name.
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
@@ -80,6 +81,14 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         *shape, groups = shape
         return group_norm_step(repdl.random.randn(*shape) * 3, repdl.random.randn(*shape),
                                repdl.random.randn(shape[1]), repdl.random.randn(shape[1]), groups)
+    if case == "mm":
+        if len(shape) != 3:
+            raise SystemExit("mm takes a shape MxKxN")
+        m, k, n = shape
+        a, b = repdl.random.randn(m, k), repdl.random.randn(k, n)
+        return (lambda C, out: C.gemm(m, n, k, a.data_ptr(), k, 1, b.data_ptr(), n, 1, out.data_ptr(), n, 0)
+                or out.view(-1)[:m * n],
+                lambda: torch.mm(a, b))
     x = repdl.random.randn(*shape) * 3
     if causal:
         x = x.masked_fill(torch.ones(shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
@@ -119,7 +128,7 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: "
-                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'matvec', *_INDEX])}")
+                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_INDEX])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
 
@@ -217,7 +226,8 @@ def main():
     steady_heap()
     run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
-    outs = {k: torch.empty(shape) for k in builds}
+    out_shape = (shape[0], shape[2]) if args.case == "mm" else shape
+    outs = {k: torch.empty(out_shape) for k in builds}
     last = {}  # each build's last result
     times = {k: [] for k in [*builds, "torch"]}
     calls = {**{k: (lambda C=C, k=k: last.__setitem__(k, run(C, outs[k]))) for k, C in builds.items()},

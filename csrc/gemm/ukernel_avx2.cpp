@@ -18,6 +18,7 @@ using avx2::canonical_nan8;
 void sgemm_avx2_fma_6x16(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                          bool zero_init, bool finish) {
   __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  prefetch_next_tile(c, ldc, 6, 16);
   if (zero_init) {
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
   } else {

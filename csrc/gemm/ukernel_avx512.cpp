@@ -21,6 +21,7 @@ template <int MR, int NV>
 inline void kernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, bool zero_init,
                    bool finish) {
   __m512 acc[MR][NV];
+  prefetch_next_tile(c, ldc, MR, 16 * NV);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
