@@ -29,13 +29,13 @@ def test_norm_rows_match_the_reference(rows, n, centered, gen, isa):
     _check_norm_rows(rows, n, centered, gen)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("centered", [True, False])
 def test_norm_rows_parameter_chains_on_threads(threads, centered, gen, isa):
     """The parameters' column chains advance in the rows' pass on one
-    thread and run in a pass of their own over split columns on two (128
-    x 700 is work enough for two threads in both passes): the reference's
-    bits either way."""
+    thread; on several, through the first thread's rows in its pass, then
+    thread after thread through each one's rows (128 x 700 is work enough
+    for three): the reference's bits either way."""
     saved = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

@@ -1,6 +1,9 @@
 // Threads in RepDL split *output elements* and nothing else: the chain of
-// operations that produces one element always runs start to finish on one
-// thread, so the thread count can change speed but never bits.
+// operations that produces one element runs in its one order, start to
+// finish on one thread, so the thread count can change speed but never
+// bits.  (The one relay, norm/rows.inc's parameter gradients, hands whole
+// chains from thread to thread at a barrier, each continuing where the
+// last stopped: the same operations in the same order.)
 //
 // OpenMP is used through libgomp, which `import repdl` shares with torch, so
 // torch.set_num_threads / OMP_NUM_THREADS govern these kernels as well.
