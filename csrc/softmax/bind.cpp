@@ -20,6 +20,24 @@ PyObject* py_softmax(PyObject*, PyObject* args) {
   });
 }
 
+// attention_softmax(x, P1, s1, P0, s0, R, sr, y, scale_bits, mask_kind, mask, m1, m0): softmax after
+// attention's scale and mask (softmax.h's Scores; mask_kind 0 none, 1 add, 2 keep)
+PyObject* py_attention_softmax(PyObject*, PyObject* args) {
+  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 13) {
+    const long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 9));
+    if (kind < 0 || kind > 2) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "attention_softmax: mask_kind must be 0, 1 or 2");
+      return nullptr;
+    }
+  }
+  return run_without_gil(args, 13, [](const std::vector<int64_t>& v) {
+    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+    const softmax::Scores scores{float_from_bits(v[8]), static_cast<softmax::Scores::Mask>(v[9]),
+                                 as_ptr<const void>(v[10]), v[11], v[12]};
+    softmax::run(view, softmax::Kind::softmax, as_ptr<float>(v[7]), &scores);
+  });
+}
+
 // softmax_backward(y view..., g, dx, log): g and dx have y's strides
 PyObject* py_softmax_backward(PyObject*, PyObject* args) {
   return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
@@ -64,6 +82,8 @@ const PyMethodDef kMethods[] = {
      "from the input and its log_softmax stats."},
     {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
+    {"attention_softmax", py_attention_softmax, METH_VARARGS,
+     "softmax along a view's lines after attention's scale and mask, taken as each line is read."},
     {nullptr, nullptr, 0, nullptr},
 };
 

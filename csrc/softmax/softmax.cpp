@@ -28,7 +28,7 @@ int group_for(int64_t P, int64_t R, int threads) {
 }
 }  // namespace
 
-void run(const reduce::View& v, Kind kind, float* y) {
+void run(const reduce::View& v, Kind kind, float* y, const Scores* scores) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().process_group;
@@ -40,7 +40,7 @@ void run(const reduce::View& v, Kind kind, float* y) {
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      group_kernel(v, kind, y, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
+      group_kernel(v, kind, scores, y, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
     }
   });
 }

@@ -14,13 +14,30 @@ namespace softmax {
 
 enum class Kind { softmax = 0, log_softmax = 1, logsumexp = 2, log_softmax_stats = 3 };
 
+// Attention's steps between its scores and their softmax (docs/CONTRACT.md,
+// "Attention"), taken as each line is first read: z = fl(x * scale), then
+// with an additive mask fl(z + m), with a keep mask (bool) z where it holds
+// and -inf elsewhere; NaN canonical, as the mul and add ops write it.  The
+// mask's element (line p, r) lies at m + (p / P0) * m1 + (p % P0) * m0 + r
+// (elements: floats, or bytes for a keep mask): the view's lines with
+// strides of their own, 0 where the mask is broadcast.
+struct Scores {
+  enum class Mask : int { none = 0, add = 1, keep = 2 };
+  float scale;
+  Mask mask;
+  const void* m;
+  int64_t m1, m0;
+};
+
 // Kind softmax / log_softmax: `y` is the base of an output with x's strides.
 // Kind logsumexp: `y` holds P1*P0 floats.  Kind log_softmax_stats: `y`
 // holds 2*P1*P0 floats, per line its m (the contract's max) and log(s): the
 // line's log_softmax is then fl(fl(x - m) - log(s)) element by element, so
 // a caller that needs a few log-probabilities (cross_entropy's picks) or
 // needs them later (its backward) keeps two floats per line, not the line.
-void run(const reduce::View& v, Kind kind, float* y);
+// With `scores`, each line is first taken through those steps (softmax
+// and log_softmax).
+void run(const reduce::View& v, Kind kind, float* y, const Scores* scores = nullptr);
 
 // The gradient of softmax (log: log_softmax) from its output y (the view's
 // x) and the output gradient g, which has y's strides; dx (overlapping
@@ -72,7 +89,8 @@ inline int group_lines(int64_t R) {
 // onehot_backward.  from_memory: ask for the next group's lines (and the
 // backward's dx lines) ahead; softmax.cpp decides, by prefetch.h's rule.
 struct LineKernels {
-  void (*process_group)(const reduce::View& v, Kind kind, float* y, int64_t p0, int count, bool from_memory);
+  void (*process_group)(const reduce::View& v, Kind kind, const Scores* scores, float* y, int64_t p0, int count,
+                        bool from_memory);
   void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count,
                          bool from_memory);
   void (*onehot_backward_rows)(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,

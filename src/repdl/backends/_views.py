@@ -40,6 +40,25 @@ def row_lines(x, numel, R):
     return (x.data_ptr(), 1, 0, numel // R, R, R, 1)
 
 
+def mask_line_strides(mask, shape):
+    """(m1, m0): where `mask`, broadcast to `shape` (..., L, S), holds line
+    (b, l) of the lines along the last dim (b over the leading dims,
+    row-major): at b * m1 + l * m0 elements from its start, unit stride
+    along the line.  None when it has no such pair (it does not broadcast
+    to `shape`, a leading dim broadcast beside one that is not, a strided
+    last dim)."""
+    try:
+        e = mask.expand(shape)
+    except RuntimeError:
+        return None
+    if shape[-1] > 1 and e.stride(-1) != 1:
+        return None
+    batch = coalesced(e, range(e.dim() - 2))
+    if len(batch) > 1:
+        return None
+    return (batch[0][1] if batch else 0), e.stride(-2)
+
+
 def coalesced(x, dims):
     """(size, stride) groups of dims, in order, after dropping size-1 dims
     and merging neighbours that are contiguous with each other."""

@@ -17,18 +17,67 @@ chains over the G sharing heads and the positions (the matmul rule).
 """
 import math
 import numbers
+from typing import Optional
 
 import torch
 
-from .. import _checks
+from .. import _checks, backends
 from .. import random as _random
+from .._library import primitive
 from .._scalar import fl32
+from ..backends._views import mask_line_strides
 from . import _prims as P
 from . import linalg, softmax as _softmax
 
 __all__ = ["scaled_dot_product_attention"]
 
 Tensor = torch.Tensor
+
+
+# The steps from the scores s to p = softmax(...) as one primitive, whose
+# backend takes the scale and the mask as it first reads each line of s:
+# the (..., L, S) scores are not written twice more, at 4 MB a layer in a
+# small transformer (16 x 4 heads x 128 x 128).  Its gradient is the
+# steps' in turn: softmax's, where's (the gradient where the mask holds,
+# +0.0 elsewhere) or add's (unchanged), then mul's by the scale.
+
+def _attention_softmax_impl(s: Tensor, scale: float, mask: Optional[Tensor]) -> Tensor:
+    return backends.for_tensor(s).attention_softmax(s, scale, mask)
+
+
+def _attention_softmax_fake(s, scale, mask):
+    return torch.empty_like(s)
+
+
+def _attention_softmax_setup(ctx, inputs, output):
+    _, ctx.scale, mask = inputs
+    ctx.save_for_backward(output, mask if mask is not None and mask.dtype == torch.bool else None)
+
+
+def _attention_softmax_backward(ctx, g):
+    p, keep = ctx.saved_tensors
+    dz = _softmax.softmax_backward(g, p, p.dim() - 1)
+    if keep is not None:
+        dz = torch.where(keep, dz, 0.0)  # torch's own rule for where, which the steps one by one take
+    return P.mul(dz, ctx.scale), None, None
+
+
+_attention_softmax = primitive("attention_softmax", _attention_softmax_impl, _attention_softmax_fake,
+                               setup_context=_attention_softmax_setup, backward=_attention_softmax_backward)
+
+
+def _scores_softmax(s, scale, mask):
+    """softmax(mask step(fl32(s * scale)), -1): the primitive above where
+    the backend can place the mask along the scores' lines and no gradient
+    flows to it, else the steps one by one (the same bits)."""
+    if mask is None or (not mask.requires_grad and mask_line_strides(mask, s.shape) is not None):
+        return _attention_softmax(s, scale, mask)
+    s = P.mul(s, scale)
+    if mask.dtype == torch.bool:
+        s = torch.where(mask, s, torch.full((), -math.inf, dtype=torch.float32, device=s.device))
+    else:
+        s = P.add(s, mask)
+    return _softmax.softmax(s, -1)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -61,17 +110,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         groups = hq // hk
         q = q.reshape(*q.shape[:-3], hk, groups, length, e)
         k, v = k.unsqueeze(-3), v.unsqueeze(-3)
+    mask = _mask(attn_mask, is_causal, length, source, q.device, op, groups)
     if groups > 1:
-        out, _ = attention(q, k, v, _mask_fn(attn_mask, is_causal, length, source, q.device, op, groups), dropout_p,
-                           scale, generator)
+        out, _ = attention(q, k, v, mask, dropout_p, scale, generator)
         return out.reshape(*out.shape[:-4], out.shape[-4] * groups, length, out.shape[-1])
-    return attention(q, k, v, _mask_fn(attn_mask, is_causal, length, source, q.device, op, 1), dropout_p, scale,
-                     generator)[0]
+    return attention(q, k, v, mask, dropout_p, scale, generator)[0]
 
 
-def _mask_fn(attn_mask, is_causal, length, source, device, op, groups):
-    """The masking step as a function of the scores: where(mask, s, -inf) for
-    a bool mask (True keeps) or the causal triangle, s + mask for a float one."""
+def _mask(attn_mask, is_causal, length, source, device, op, groups):
+    """The mask of the masking step: bool (True keeps; is_causal's lower
+    triangle) or float (added), shaped like the scores."""
     if is_causal:
         attn_mask = torch.ones(length, source, dtype=torch.bool, device=device).tril()
     if attn_mask is None:
@@ -82,19 +130,13 @@ def _mask_fn(attn_mask, is_causal, length, source, device, op, groups):
         _checks.check_float32(op, attn_mask=attn_mask)
     if groups > 1 and attn_mask.dim() >= 3 and attn_mask.shape[-3] != 1:  # per query head: split like the scores
         attn_mask = attn_mask.reshape(*attn_mask.shape[:-3], attn_mask.shape[-3] // groups, groups, length, source)
-    if attn_mask.dtype == torch.bool:
-        minus_inf = torch.full((), -math.inf, dtype=torch.float32, device=device)
-        return lambda s: torch.where(attn_mask, s, minus_inf)
-    return lambda s: P.add(s, attn_mask)
+    return attn_mask
 
 
-def attention(q, k, v, mask_fn, dropout_p, scale, generator=None):
-    """(out, p): the contract's steps above, with the masking step given as
-    a function of the scores (None: no mask)."""
-    s = P.mul(linalg.matmul(q, k.transpose(-1, -2)), fl32(scale))
-    if mask_fn is not None:
-        s = mask_fn(s)
-    p = _softmax.softmax(s, -1)
+def attention(q, k, v, mask, dropout_p, scale, generator=None):
+    """(out, p): the contract's steps above; `mask` None, a float tensor
+    (added to the scores) or a bool one (True keeps)."""
+    p = _scores_softmax(linalg.matmul(q, k.transpose(-1, -2)), fl32(scale), mask)
     if dropout_p > 0.0:
         p = _random.dropout(p, dropout_p, True, generator=generator)
     return linalg.matmul(p, v), p

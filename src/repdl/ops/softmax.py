@@ -28,17 +28,19 @@ def _softmax_setup(ctx, inputs, output):
 
 
 def _softmax_backward(ctx, g):
-    """softmax: s = fmachain over the line of (g, y), dx = y * (g - s);
-    log_softmax: log_softmax_backward.  A fused kernel of the backend unless
-    a graph of the gradient is wanted (double backward), then these
-    primitives: the same bits."""
     (y,) = ctx.saved_tensors
-    if ctx.log:
-        return log_softmax_backward(g, y, ctx.dim), None, None
+    return (log_softmax_backward if ctx.log else softmax_backward)(g, y, ctx.dim), None, None
+
+
+def softmax_backward(g, y, dim):
+    """softmax's gradient from its output y: s = fmachain over the line of
+    (g, y), dx = y * (g - s).  A fused kernel of the backend unless a graph
+    of the gradient is wanted (double backward), then these primitives: the
+    same bits."""
     if not torch.is_grad_enabled():
-        return _softmax_grad(g, y, ctx.dim, False), None, None
-    s = reductions._sumprod(g, y, [ctx.dim], True)
-    return P.mul(y, P.sub(g, s)), None, None
+        return _softmax_grad(g, y, dim, False)
+    s = reductions._sumprod(g, y, [dim], True)
+    return P.mul(y, P.sub(g, s))
 
 
 def log_softmax_backward(g, y, dim):

@@ -2,7 +2,8 @@
 import torch
 
 from ... import _C, _checks
-from .._views import dense_like, reduction_view, row_lines
+from ..._scalar import bits32
+from .._views import dense_like, mask_line_strides, reduction_view, row_lines
 from .outputs import filled, row_major
 
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
@@ -26,6 +27,24 @@ def softmax(x, dim, *, log):
     if v.perm is not None:  # computed on a permuted copy
         y = y.permute(*sorted(range(x.dim()), key=v.perm.__getitem__))
     return y
+
+
+def attention_softmax(s, scale, mask):
+    """reference.softmax.attention_softmax: the scale and the mask (which
+    mask_line_strides can place) taken as the line kernels first read each
+    line of s: no pass and no tensor of their own."""
+    if s.numel() == 0:
+        return torch.empty_like(s)
+    s = s.contiguous()
+    L, S = s.shape[-2:]
+    kind, at, m1, m0 = 0, 0, 0, 0
+    if mask is not None:
+        m1, m0 = mask_line_strides(mask, s.shape)
+        kind, at = (2 if mask.dtype == torch.bool else 1), mask.data_ptr()
+    p = torch.empty_like(s)
+    _C.attention_softmax(s.data_ptr(), s.numel() // (L * S), L * S, L, S, S, 1, p.data_ptr(), bits32(scale), kind, at,
+                         m1, m0)
+    return p
 
 
 def softmax_backward(g, y, dim, *, log):

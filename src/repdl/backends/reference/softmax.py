@@ -1,8 +1,11 @@
 """Reference: softmax, log_softmax, logsumexp (CONTRACT.md, "Softmax family")."""
+import math
+
 import torch
 
 from ... import _checks
 from . import _exact, elementwise
+from .arith import binary, binary_scalar
 from .reductions import _fmachain_last, _reduced_last, _seqsum_last, extremum
 
 
@@ -22,6 +25,16 @@ def softmax(x, dim, *, log):
         return torch.empty_like(x)
     _, d, e, s = _line_terms(x, dim)
     return _exact.sub32(d, elementwise.log(s)) if log else _exact.div32(e, s)
+
+
+def attention_softmax(s, scale, mask):
+    """Attention's steps from its scores s (docs/CONTRACT.md, "Attention"):
+    z = fl32(s * scale); z = fl32(z + mask) for a float mask, where(mask,
+    z, -inf) for a bool one (True keeps); then softmax along the last dim."""
+    z = binary_scalar("mul", s, scale, False)
+    if mask is not None:
+        z = torch.where(mask, z, -math.inf) if mask.dtype == torch.bool else binary("add", z, mask)
+    return softmax(z, z.dim() - 1, log=False)
 
 
 def softmax_backward(g, y, dim, *, log):

@@ -95,9 +95,8 @@ class MultiheadAttention(nn.MultiheadAttention):
         if key_padding_mask is not None:
             kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, heads, -1, -1).reshape(bsz * heads, 1, src_len)
             attn_mask = kpm if attn_mask is None else P.add(attn_mask, kpm)
-        mask_fn = None if attn_mask is None else (lambda s: P.add(s, attn_mask))
         dropout = self.dropout if self.training else 0.0
-        out, weights = _attention.attention(q, k, v, mask_fn, dropout, 1.0 / math.sqrt(head_dim))
+        out, weights = _attention.attention(q, k, v, attn_mask, dropout, 1.0 / math.sqrt(head_dim))
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, -1)
         if self.batch_first and batched:
