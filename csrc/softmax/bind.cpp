@@ -5,15 +5,22 @@
 namespace repdl {
 namespace {
 
-// softmax(x, P1, s1, P0, s0, R, sr, y, kind)  kind: 0 softmax, 1 log_softmax, 2 logsumexp, 3 log_softmax_stats
-PyObject* py_softmax(PyObject*, PyObject* args) {
-  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 9) {
-    const long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 8));
-    if (kind < 0 || kind > 3) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "softmax: kind must be 0, 1, 2 or 3");
-      return nullptr;
+// Whether the int args[index] of a call with `size` arguments lies in [0,
+// max] (the enums' range, checked before any cast); else a ValueError.
+bool in_range(PyObject* args, Py_ssize_t size, Py_ssize_t index, long long max, const char* message) {
+  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == size) {
+    const long long value = PyLong_AsLongLong(PyTuple_GET_ITEM(args, index));
+    if (value < 0 || value > max) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, message);
+      return false;
     }
   }
+  return true;
+}
+
+// softmax(x, P1, s1, P0, s0, R, sr, y, kind)  kind: 0 softmax, 1 log_softmax, 2 logsumexp, 3 log_softmax_stats
+PyObject* py_softmax(PyObject*, PyObject* args) {
+  if (!in_range(args, 9, 8, 3, "softmax: kind must be 0, 1, 2 or 3")) return nullptr;
   return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
     const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
     softmax::run(view, static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
@@ -23,13 +30,7 @@ PyObject* py_softmax(PyObject*, PyObject* args) {
 // attention_softmax(x, P1, s1, P0, s0, R, sr, y, scale_bits, mask_kind, mask, m1, m0): softmax after
 // attention's scale and mask (softmax.h's Scores; mask_kind 0 none, 1 add, 2 keep)
 PyObject* py_attention_softmax(PyObject*, PyObject* args) {
-  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 13) {
-    const long long kind = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 9));
-    if (kind < 0 || kind > 2) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "attention_softmax: mask_kind must be 0, 1 or 2");
-      return nullptr;
-    }
-  }
+  if (!in_range(args, 13, 9, 2, "attention_softmax: mask_kind must be 0, 1 or 2")) return nullptr;
   return run_without_gil(args, 13, [](const std::vector<int64_t>& v) {
     const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
     const softmax::Scores scores{float_from_bits(v[8]), static_cast<softmax::Scores::Mask>(v[9]),
