@@ -70,6 +70,20 @@ def test_fused_steps_gradient_is_the_steps_gradient(shape, mask_shape, kind, gen
     assert_bitwise_equal(got, want)
 
 
+@pytest.mark.parametrize("shape,mask_shape,kind", CASES)
+def test_fused_gradient_kernel_matches_the_reference(shape, mask_shape, kind, gen, isa):
+    """The backends' gradient of the scores from that of p, on special
+    values in the gradient too (the primitive's own backward, no graph)."""
+    s, mask = inputs(shape, mask_shape, kind, gen)
+    if mask is not None and mask_line_strides(mask, s.shape) is None:
+        return
+    p = ref.attention_softmax(s, SCALE, mask)
+    g = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.05)
+    keep = mask if kind == "bool" else None
+    assert_bitwise_equal(cpu.attention_softmax_backward(g, p, SCALE, keep),
+                         ref.attention_softmax_backward(g, p, SCALE, keep))
+
+
 def test_a_mask_that_needs_a_gradient_gets_the_steps_one_by_one(gen):
     s = wide(3, 4, 5, gen=gen)
     mask = wide(4, 5, gen=gen).requires_grad_()

@@ -39,6 +39,18 @@ PyObject* py_attention_softmax(PyObject*, PyObject* args) {
   });
 }
 
+// attention_softmax_backward(y view..., g, dx, scale_bits, mask_kind, mask, m1, m0): the scores' gradient
+// from their softmax's (softmax.h's backward with Scores; mask_kind 0 none, 2 keep)
+PyObject* py_attention_softmax_backward(PyObject*, PyObject* args) {
+  if (!in_range(args, 14, 10, 2, "attention_softmax_backward: mask_kind must be 0, 1 or 2")) return nullptr;
+  return run_without_gil(args, 14, [](const std::vector<int64_t>& v) {
+    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+    const softmax::Scores scores{float_from_bits(v[9]), static_cast<softmax::Scores::Mask>(v[10]),
+                                 as_ptr<const void>(v[11]), v[12], v[13]};
+    softmax::backward(view, false, as_ptr<const float>(v[7]), as_ptr<float>(v[8]), &scores);
+  });
+}
+
 // softmax_backward(y view..., g, dx, log): g and dx have y's strides
 PyObject* py_softmax_backward(PyObject*, PyObject* args) {
   return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
@@ -85,6 +97,8 @@ const PyMethodDef kMethods[] = {
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
     {"attention_softmax", py_attention_softmax, METH_VARARGS,
      "softmax along a view's lines after attention's scale and mask, taken as each line is read."},
+    {"attention_softmax_backward", py_attention_softmax_backward, METH_VARARGS,
+     "The gradient of attention's scores from that of their softmax, the mask and the scale taken per line."},
     {nullptr, nullptr, 0, nullptr},
 };
 

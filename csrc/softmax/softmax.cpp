@@ -45,7 +45,7 @@ void run(const reduce::View& v, Kind kind, float* y, const Scores* scores) {
   });
 }
 
-void backward(const reduce::View& v, bool log, const float* g, float* dx) {
+void backward(const reduce::View& v, bool log, const float* g, float* dx, const Scores* scores) {
   const int64_t P = v.P1 * v.P0;
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().backward_group;
@@ -56,7 +56,7 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx) {
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
     for (int64_t q = gb; q < ge; ++q) {
       const int64_t p0 = q * group;
-      group_kernel(v, log, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
+      group_kernel(v, log, scores, g, dx, p0, static_cast<int>(std::min<int64_t>(group, P - p0)), ahead);
     }
   });
 }

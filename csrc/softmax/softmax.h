@@ -42,8 +42,12 @@ void run(const reduce::View& v, Kind kind, float* y, const Scores* scores = null
 // The gradient of softmax (log: log_softmax) from its output y (the view's
 // x) and the output gradient g, which has y's strides; dx (overlapping
 // neither) is written with them too.  softmax: dx = y * (g - fmachain(g,
-// y)); log_softmax: dx = g - exp(y) * seqsum(g), per line.
-void backward(const reduce::View& v, bool log, const float* g, float* dx);
+// y)); log_softmax: dx = g - exp(y) * seqsum(g), per line.  With `scores`
+// (softmax only), the gradient of the scores before attention's steps:
+// each dx then becomes fl((keep ? dx : +0.0) * scale) for a keep mask,
+// fl(dx * scale) otherwise (an added mask passes the gradient unchanged),
+// NaN canonical.
+void backward(const reduce::View& v, bool log, const float* g, float* dx, const Scores* scores = nullptr);
 
 // log_softmax's gradient when g is +0.0 but for value[p] at class index[p]
 // (0 <= index[p] < R) of each of the P dense rows x[p*R .. p*R + R), from
@@ -91,8 +95,8 @@ inline int group_lines(int64_t R) {
 struct LineKernels {
   void (*process_group)(const reduce::View& v, Kind kind, const Scores* scores, float* y, int64_t p0, int count,
                         bool from_memory);
-  void (*backward_group)(const reduce::View& v, bool log, const float* g, float* dx, int64_t p0, int count,
-                         bool from_memory);
+  void (*backward_group)(const reduce::View& v, bool log, const Scores* scores, const float* g, float* dx, int64_t p0,
+                         int count, bool from_memory);
   void (*onehot_backward_rows)(const float* x, const float* stats, int64_t P, int64_t R, const int64_t* index,
                                const float* value, float* dx, int64_t p0, int count, bool from_memory);
 };

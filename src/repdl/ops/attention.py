@@ -39,7 +39,8 @@ Tensor = torch.Tensor
 # the (..., L, S) scores are not written twice more, at 4 MB a layer in a
 # small transformer (16 x 4 heads x 128 x 128).  Its gradient is the
 # steps' in turn: softmax's, where's (the gradient where the mask holds,
-# +0.0 elsewhere) or add's (unchanged), then mul's by the scale.
+# +0.0 elsewhere) or add's (unchanged), then mul's by the scale; one fused
+# primitive of the backend's too, unless a graph of it is recorded.
 
 def _attention_softmax_impl(s: Tensor, scale: float, mask: Optional[Tensor]) -> Tensor:
     return backends.for_tensor(s).attention_softmax(s, scale, mask)
@@ -56,14 +57,22 @@ def _attention_softmax_setup(ctx, inputs, output):
 
 def _attention_softmax_backward(ctx, g):
     p, keep = ctx.saved_tensors
+    if not torch.is_grad_enabled():
+        return _attention_softmax_grad(g, p, ctx.scale, keep), None, None
     dz = _softmax.softmax_backward(g, p, p.dim() - 1)
     if keep is not None:
         dz = torch.where(keep, dz, 0.0)  # torch's own rule for where, which the steps one by one take
     return P.mul(dz, ctx.scale), None, None
 
 
+def _attention_softmax_grad_impl(g: Tensor, p: Tensor, scale: float, keep: Optional[Tensor]) -> Tensor:
+    return backends.for_tensor(p).attention_softmax_backward(g, p, scale, keep)
+
+
 _attention_softmax = primitive("attention_softmax", _attention_softmax_impl, _attention_softmax_fake,
                                setup_context=_attention_softmax_setup, backward=_attention_softmax_backward)
+_attention_softmax_grad = primitive("attention_softmax_grad", _attention_softmax_grad_impl,
+                                    lambda g, p, scale, keep: torch.empty_like(p))
 
 
 def _scores_softmax(s, scale, mask):

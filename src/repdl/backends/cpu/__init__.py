@@ -9,5 +9,6 @@ from .pool import avg_pool, avg_pool_backward, max_pool, max_pool_backward  # no
 from .scatter import index_accumulate  # noqa: F401
 from .reductions import extremum, mean, sqdev, sum, sumprod  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
-from .softmax import (attention_softmax, class_nll, class_nll_backward, log_softmax_onehot_backward,  # noqa: F401
-                      log_softmax_stats, logsumexp, nll, nll_backward, softmax, softmax_backward)
+from .softmax import (attention_softmax, attention_softmax_backward, class_nll, class_nll_backward,  # noqa: F401
+                      log_softmax_onehot_backward, log_softmax_stats, logsumexp, nll, nll_backward, softmax,
+                      softmax_backward)

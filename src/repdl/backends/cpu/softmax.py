@@ -29,6 +29,21 @@ def softmax(x, dim, *, log):
     return y
 
 
+def _score_lines(s):
+    """The view arguments of dense scores (..., L, S): lines (b, l) of S,
+    b over the leading dims, so that a mask finds line (b, l) at b m1 + l m0."""
+    L, S = s.shape[-2:]
+    return s.data_ptr(), s.numel() // (L * S), L * S, L, S, S, 1
+
+
+def _mask_args(mask, shape):
+    """(kind, address, m1, m0) of a mask that mask_line_strides places
+    (softmax.h's Scores: 0 none, 1 added, 2 keep)."""
+    if mask is None:
+        return 0, 0, 0, 0
+    return (2 if mask.dtype == torch.bool else 1, mask.data_ptr(), *mask_line_strides(mask, shape))
+
+
 def attention_softmax(s, scale, mask):
     """reference.softmax.attention_softmax: the scale and the mask (which
     mask_line_strides can place) taken as the line kernels first read each
@@ -36,15 +51,22 @@ def attention_softmax(s, scale, mask):
     if s.numel() == 0:
         return torch.empty_like(s)
     s = s.contiguous()
-    L, S = s.shape[-2:]
-    kind, at, m1, m0 = 0, 0, 0, 0
-    if mask is not None:
-        m1, m0 = mask_line_strides(mask, s.shape)
-        kind, at = (2 if mask.dtype == torch.bool else 1), mask.data_ptr()
     p = torch.empty_like(s)
-    _C.attention_softmax(s.data_ptr(), s.numel() // (L * S), L * S, L, S, S, 1, p.data_ptr(), bits32(scale), kind, at,
-                         m1, m0)
+    _C.attention_softmax(*_score_lines(s), p.data_ptr(), bits32(scale), *_mask_args(mask, s.shape))
     return p
+
+
+def attention_softmax_backward(g, p, scale, keep):
+    """reference.softmax.attention_softmax_backward, the where and the scale
+    applied to each line of the softmax's gradient as it is written."""
+    if p.numel() == 0:
+        return torch.empty_like(p)
+    if g.stride() != p.stride():
+        g = torch.empty_like(p).copy_(g)  # g in p's (dense) layout: a copy moves values only
+    ds = torch.empty_like(p)
+    _C.attention_softmax_backward(*_score_lines(p), g.data_ptr(), ds.data_ptr(), bits32(scale),
+                                  *_mask_args(keep, p.shape))
+    return ds
 
 
 def softmax_backward(g, y, dim, *, log):

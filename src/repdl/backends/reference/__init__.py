@@ -22,8 +22,9 @@ _ENTRY_POINTS = {
     reductions: ("extremum", "mean", "sqdev", "sum", "sumprod"),
     elementwise: tuple(elementwise.__all__),
     scatter: ("index_accumulate",),
-    softmax: ("attention_softmax", "class_nll", "class_nll_backward", "log_softmax_onehot_backward",
-              "log_softmax_stats", "logsumexp", "nll", "nll_backward", "softmax", "softmax_backward"),
+    softmax: ("attention_softmax", "attention_softmax_backward", "class_nll", "class_nll_backward",
+              "log_softmax_onehot_backward", "log_softmax_stats", "logsumexp", "nll", "nll_backward", "softmax",
+              "softmax_backward"),
 }
 for _module, _names in _ENTRY_POINTS.items():
     for _name in _names:

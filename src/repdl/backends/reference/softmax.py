@@ -37,6 +37,17 @@ def attention_softmax(s, scale, mask):
     return softmax(z, z.dim() - 1, log=False)
 
 
+def attention_softmax_backward(g, p, scale, keep):
+    """The scores' gradient from that of p = attention_softmax(s, scale,
+    mask): softmax's, then where's for a bool mask `keep` (the gradient
+    where it holds, +0.0 elsewhere; an added mask passes it unchanged, and
+    keep is None), then mul's: fl32(. * scale)."""
+    dz = softmax_backward(g, p, p.dim() - 1, log=False)
+    if keep is not None:
+        dz = torch.where(keep, dz, 0.0)
+    return binary_scalar("mul", dz, scale, False)
+
+
 def softmax_backward(g, y, dim, *, log):
     """softmax: s = fmachain(g, y) over the line, dx = y * (g - s);
     log_softmax: s = seqsum(g), dx = g - exp(y) * s."""
