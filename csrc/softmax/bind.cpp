@@ -5,6 +5,18 @@
 namespace repdl {
 namespace {
 
+// The lines of a call's first seven arguments: x, P1, s1, P0, s0, R, sr.
+reduce::View lines(const std::vector<int64_t>& v) {
+  return {as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+// Attention's steps (softmax.h's Scores) from the five arguments at v[i]:
+// scale_bits, mask_kind, mask, m1, m0.
+softmax::Scores scores(const std::vector<int64_t>& v, size_t i) {
+  return {float_from_bits(v[i]), static_cast<softmax::Scores::Mask>(v[i + 1]), as_ptr<const void>(v[i + 2]), v[i + 3],
+          v[i + 4]};
+}
+
 // Whether the int args[index] of a call with `size` arguments lies in [0,
 // max] (the enums' range, checked before any cast); else a ValueError.
 bool in_range(PyObject* args, Py_ssize_t size, Py_ssize_t index, long long max, const char* message) {
@@ -22,8 +34,7 @@ bool in_range(PyObject* args, Py_ssize_t size, Py_ssize_t index, long long max, 
 PyObject* py_softmax(PyObject*, PyObject* args) {
   if (!in_range(args, 9, 8, 3, "softmax: kind must be 0, 1, 2 or 3")) return nullptr;
   return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
-    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
-    softmax::run(view, static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
+    softmax::run(lines(v), static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
   });
 }
 
@@ -32,10 +43,8 @@ PyObject* py_softmax(PyObject*, PyObject* args) {
 PyObject* py_attention_softmax(PyObject*, PyObject* args) {
   if (!in_range(args, 13, 9, 2, "attention_softmax: mask_kind must be 0, 1 or 2")) return nullptr;
   return run_without_gil(args, 13, [](const std::vector<int64_t>& v) {
-    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
-    const softmax::Scores scores{float_from_bits(v[8]), static_cast<softmax::Scores::Mask>(v[9]),
-                                 as_ptr<const void>(v[10]), v[11], v[12]};
-    softmax::run(view, softmax::Kind::softmax, as_ptr<float>(v[7]), &scores);
+    const softmax::Scores sc = scores(v, 8);
+    softmax::run(lines(v), softmax::Kind::softmax, as_ptr<float>(v[7]), &sc);
   });
 }
 
@@ -44,18 +53,15 @@ PyObject* py_attention_softmax(PyObject*, PyObject* args) {
 PyObject* py_attention_softmax_backward(PyObject*, PyObject* args) {
   if (!in_range(args, 14, 10, 2, "attention_softmax_backward: mask_kind must be 0, 1 or 2")) return nullptr;
   return run_without_gil(args, 14, [](const std::vector<int64_t>& v) {
-    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
-    const softmax::Scores scores{float_from_bits(v[9]), static_cast<softmax::Scores::Mask>(v[10]),
-                                 as_ptr<const void>(v[11]), v[12], v[13]};
-    softmax::backward(view, false, as_ptr<const float>(v[7]), as_ptr<float>(v[8]), &scores);
+    const softmax::Scores sc = scores(v, 9);
+    softmax::backward(lines(v), false, as_ptr<const float>(v[7]), as_ptr<float>(v[8]), &sc);
   });
 }
 
 // softmax_backward(y view..., g, dx, log): g and dx have y's strides
 PyObject* py_softmax_backward(PyObject*, PyObject* args) {
   return run_without_gil(args, 10, [](const std::vector<int64_t>& v) {
-    const reduce::View view{as_ptr<const float>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6]};
-    softmax::backward(view, v[9] != 0, as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
+    softmax::backward(lines(v), v[9] != 0, as_ptr<const float>(v[7]), as_ptr<float>(v[8]));
   });
 }
 
