@@ -92,6 +92,14 @@ def test_a_mask_that_needs_a_gradient_gets_the_steps_one_by_one(gen):
     assert_bitwise_equal(got, want)
 
 
+@pytest.mark.parametrize("kind", ["float", "bool"])
+def test_a_mask_on_another_device_is_refused(kind):
+    q = torch.zeros(2, 3, 4)
+    mask = (torch.zeros(3, 3) if kind == "float" else torch.ones(3, 3, dtype=torch.bool)).to("meta")
+    with pytest.raises(RuntimeError, match="the mask is on meta"):
+        repdl.scaled_dot_product_attention(q, q, q, mask)
+
+
 @pytest.mark.parametrize("mask_shape,strides", [((5, 7), (0, 7)), ((4, 5, 7), (35, 7)), ((4, 1, 7), (7, 0)),
                                                  ((1, 5, 7), (0, 7)), ((7,), (0, 0)), ((2, 1, 5, 7), None),
                                                  ((4, 5, 8), None)])

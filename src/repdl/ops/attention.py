@@ -79,6 +79,9 @@ def _scores_softmax(s, scale, mask):
     """softmax(mask step(fl32(s * scale)), -1): the primitive above where
     the backend can place the mask along the scores' lines and no gradient
     flows to it, else the steps one by one (the same bits)."""
+    if mask is not None and mask.device != s.device:
+        raise RuntimeError(f"repdl attention: the mask is on {mask.device}, the queries and keys on {s.device}; "
+                           "expected one device")
     if mask is None or (not mask.requires_grad and mask_line_strides(mask, s.shape) is not None):
         return _attention_softmax(s, scale, mask)
     s = P.mul(s, scale)
