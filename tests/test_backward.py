@@ -294,6 +294,15 @@ def test_contributions_to_a_reused_tensor_add_up_in_the_engines_order():
     assert not torch.equal(got, repdl.add(repdl.add(g1, g2), g3)), "the other order gives the same bits here"
 
 
+def test_scalar_ops_keep_tensors_only_where_their_gradient_reads_them():
+    """x op number keeps no tensor for its backward; number / x keeps x and
+    the output, which its gradient -g * (y / x) reads."""
+    x = repdl.random.randn(5, generator=repdl.random.Generator(1)).requires_grad_()
+    for y in (repdl.add(x, 2.0), repdl.sub(x, 2.0), repdl.mul(x, 2.0), repdl.div(x, 2.0), repdl.sub(2.0, x)):
+        assert y.grad_fn.saved_tensors == ()
+    assert len(repdl.div(2.0, x).grad_fn.saved_tensors) == 2
+
+
 def test_max_routes_the_gradient_to_the_returned_index():
     x = torch.tensor([[1.0, 3.0, 3.0], [-0.0, 0.0, -1.0]], requires_grad=True)
     v, i = repdl.max(x, 1)

@@ -62,10 +62,17 @@ def _div_backward(ctx, g):
     return ga, gb
 
 
-def _save_scalar_op(ctx, inputs, output):
-    a, s, left = inputs
-    ctx.scalar, ctx.left = s, left
-    ctx.save_for_backward(a, output)
+def _keep_scalar(ctx, inputs, output):
+    _, ctx.scalar, ctx.left = inputs
+
+
+def _save_scalar_div(ctx, inputs, output):
+    """Only s / a's gradient reads tensors (a and the output): the other
+    scalar ops keep none alive until the backward (each had kept its input
+    and output, two tensors of its size)."""
+    _keep_scalar(ctx, inputs, output)
+    if ctx.left:
+        ctx.save_for_backward(inputs[0], output)
 
 
 def _add_scalar_backward(ctx, g):
@@ -116,7 +123,8 @@ def _scalar_op(op):
         return prim(a, s, scalar_left), in_dims[0]
 
     impl.__name__ = f"{op}_scalar_impl"
-    prim = primitive(f"{op}_scalar", impl, fake, setup_context=_save_scalar_op, backward=_SCALAR_BACKWARD[op],
+    setup = _save_scalar_div if op == "div" else _keep_scalar
+    prim = primitive(f"{op}_scalar", impl, fake, setup_context=setup, backward=_SCALAR_BACKWARD[op],
                      vmap=vmap)
     return prim
 
