@@ -29,6 +29,12 @@ def softmax(x, dim, *, log):
     return y
 
 
+def _in_layout_of(g, y):
+    """An output gradient g with y's (dense) strides, as the backward
+    kernels read both: a copy moves values only."""
+    return g if g.stride() == y.stride() else torch.empty_like(y).copy_(g)
+
+
 def _score_lines(s):
     """The view arguments of dense scores (..., L, S): lines (b, l) of S,
     b over the leading dims, so that a mask finds line (b, l) at b m1 + l m0."""
@@ -61,8 +67,7 @@ def attention_softmax_backward(g, p, scale, keep):
     applied to each line of the softmax's gradient as it is written."""
     if p.numel() == 0:
         return torch.empty_like(p)
-    if g.stride() != p.stride():
-        g = torch.empty_like(p).copy_(g)  # g in p's (dense) layout: a copy moves values only
+    g = _in_layout_of(g, p)
     ds = torch.empty_like(p)
     _C.attention_softmax_backward(*_score_lines(p), g.data_ptr(), ds.data_ptr(), bits32(scale),
                                   *_mask_args(keep, p.shape))
@@ -74,8 +79,7 @@ def softmax_backward(g, y, dim, *, log):
     if y.numel() == 0:
         return torch.empty_like(y)
     y = dense_like(y)
-    if g.stride() != y.stride():
-        g = torch.empty_like(y).copy_(g)  # g in y's layout: a copy moves values only
+    g = _in_layout_of(g, y)
     v = reduction_view(y, (dim,))
     if v.perm is not None:  # the view permuted a copy of y: lay g out the same way
         g = g.permute(*v.perm).contiguous()
