@@ -56,6 +56,12 @@ REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 #undef REPDL_COARSE
 
+#include "elementwise/fn/sqrt_f32.h"
+template <>
+struct BesideDivider<Sqrt> {
+  using Kernel = SqrtF32;
+};
+
 }  // namespace
 
 #include "elementwise/row_entries.inc"

@@ -135,6 +135,9 @@ inline F f32_or_sign(F a, F s) {  // a with s's sign bit or'd in (copysign for a
   const __m512i sign = _mm512_and_si512(_mm512_castps_si512(s.v), _mm512_set1_epi32(INT32_MIN));
   return {_mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a.v), sign))};
 }
+inline F f32_add_bits(F a, F b) {  // the bit patterns' integer sum
+  return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a.v), _mm512_castps_si512(b.v)))};
+}
 inline F f32_sub_bits(F a, F b) {  // the bit patterns' integer difference
   return {_mm512_castsi512_ps(_mm512_sub_epi32(_mm512_castps_si512(a.v), _mm512_castps_si512(b.v)))};
 }
