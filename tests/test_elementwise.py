@@ -381,8 +381,8 @@ def test_float32_path_hard_lanes(name):
 
 def _sqrt_inputs():
     """Bit patterns (int32) of every float32 in [1, 4) (the result's
-    exponent takes both parities there), in [2^-101, 2^-99] (where x - g^2
-    leaves the normal numbers) and below 2^-126, the largest and special
+    exponent takes both parities there), in [2^-101, 2^-99] (the Newton
+    steps take x from 2^-100 up) and below 2^-126, the largest and special
     values, and negatives."""
     def every(lo, hi):
         return torch.arange(lo, hi, dtype=torch.int64).to(torch.int32)
