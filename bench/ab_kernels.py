@@ -11,6 +11,7 @@ median of the per-round ratios B/A is the number to report.
 
     cp src/repdl/_C*.so /tmp/old.so   # before the change; rebuild; then
     python bench/ab_kernels.py /tmp/old.so src/repdl/_C*.so softmax 4096x1000 [--threads 2] [--rounds 20]
+                               [--isa avx2]
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
@@ -217,6 +218,7 @@ def main():
     parser.add_argument("--calls", type=int, default=10, help="calls per round and build")
     parser.add_argument("--step", action="store_true", help="softmax cases: forward and backward as in a step")
     parser.add_argument("--causal", action="store_true", help="-inf above the diagonal of the last two dims")
+    parser.add_argument("--isa", help="the row both builds run (avx512, avx2, generic; default: the CPU's best)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
@@ -227,6 +229,9 @@ def main():
     steady_heap()
     run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
+    if args.isa:
+        for C in builds.values():
+            C.set_isa(args.isa)
     out_shape = (shape[0], shape[2]) if args.case == "mm" else shape
     outs = {k: torch.empty(out_shape) for k in builds}
     last = {}  # each build's last result

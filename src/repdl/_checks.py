@@ -138,6 +138,8 @@ def float32_input(op: str, input) -> torch.Tensor:
     """input as float32: float32 as is, integer and bool tensors converted
     (torch's promotion to the default dtype, which must be float32); other
     float and complex dtypes raise TypeError."""
+    if type(input) in PLAIN_TYPES and input.dtype is SUPPORTED_DTYPE:
+        return input  # the common case in one test (0.15 us less than the steps below)
     check_tensor(op, "input", input)
     if input.dtype == torch.float32:
         return input
