@@ -379,39 +379,50 @@ def test_float32_path_hard_lanes(name):
     _check_fast_rows(name, xbits, expected(name, xbits), "float32 path inputs")
 
 
-def _sqrt_inputs():
-    """Bit patterns (int32) of every float32 in [1, 4) (the result's
-    exponent takes both parities there), in [2^-101, 2^-99] (the Newton
-    steps take x from 2^-100 up) and below 2^-126, the largest and special
-    values, and negatives."""
-    def every(lo, hi):
-        return torch.arange(lo, hi, dtype=torch.int64).to(torch.int32)
-    positive = torch.cat([every(0x3F800000, 0x40800000), every(0x0D000000, 0x0E000001), every(0, 0x00800000),
-                          every(0x7F7FFF00, 0x7F800002), torch.tensor([0x7FC00000], dtype=torch.int32)])
-    negative = (every(0x3F800000, 0x3F810000).to(torch.int64) - (1 << 32)).to(torch.int32)  # sign bit set
-    return torch.cat([positive, negative, every(0x80000000 - (1 << 32), 0x80000010 - (1 << 32))])
+def _every(lo, hi):
+    """The bit patterns lo..hi-1 (unsigned) as int32."""
+    return torch.arange(lo, hi, dtype=torch.int64).to(torch.int32)
 
 
-@pytest.mark.skipif("avx512" not in ROWS, reason="the AVX-512 row's sqrt: this CPU has no AVX-512F")
-def test_sqrt_beside_the_divider():
-    """The AVX-512 row's sqrt takes alternate blocks of 16 through vsqrtps
-    and through Newton steps with an exact rounding test (fn/sqrt_f32.h,
-    run_beside_divider): over dense ranges, from offsets 0 and 16 (so that
-    every input meets both) and 5, out of place and in place, it gives the
-    generic row's bits (IEEE sqrt)."""
-    x = _sqrt_inputs().view(torch.float32)
+# Dense ranges for the AVX-512 row's Newton kernels beside the divider:
+# every float32 in [1, 4) (all significands, both exponent parities), the
+# edges of each kernel's range, every subnormal, the largest and the
+# special values; then the same with the sign bit set.
+_BESIDE_DIVIDER_RANGES = {
+    "sqrt": [(0x3F800000, 0x40800000), (0x0D000000, 0x0E000001)],  # [2^-101, 2^-99]: the steps take x from 2^-100
+    "reciprocal": [(0x3F800000, 0x40800000), (0x6F000000, 0x70000001),  # [2^95, 2^97]: the steps take |x| to 2^96
+                   (0x00800000, 0x01800000)],  # [2^-126, 2^-124]: 1/x near the largest floats
+}
+
+
+def _beside_divider_inputs(name):
+    ranges = [*_BESIDE_DIVIDER_RANGES[name], (0, 0x00800000), (0x7F7FFF00, 0x7F800002), (0x7FC00000, 0x7FC00001)]
+    positive = torch.cat([_every(lo, hi) for lo, hi in ranges])
+    return torch.cat([positive, positive | torch.tensor(-(1 << 31), dtype=torch.int32)])
+
+
+@pytest.mark.skipif("avx512" not in ROWS, reason="the AVX-512 row's Newton kernels: this CPU has no AVX-512F")
+@pytest.mark.parametrize("name", sorted(_BESIDE_DIVIDER_RANGES))
+def test_beside_the_divider(name):
+    """The AVX-512 row's sqrt and reciprocal take alternate blocks of 16
+    through the IEEE instruction and through Newton steps with an exact
+    rounding test (fn/sqrt_f32.h, fn/reciprocal_f32.h, run_beside_divider):
+    over dense ranges, from offsets 0 and 16 (so that every input meets
+    both) and 5, out of place and in place, they give the generic row's
+    bits (IEEE sqrt and division)."""
+    x = _beside_divider_inputs(name).view(torch.float32)
     saved = repdl.isa()
     try:
         repdl.set_isa("generic")
-        want = cpu_backend.sqrt(x).view(torch.int32)
+        want = getattr(cpu_backend, name)(x).view(torch.int32)
         repdl.set_isa("avx512")
         for off in (0, 16, 5):
             got = torch.empty_like(x[off:])
-            _C.cr_unary(UNARY.index("sqrt"), x[off:].data_ptr(), got.data_ptr(), got.numel())
+            _C.cr_unary(UNARY.index(name), x[off:].data_ptr(), got.data_ptr(), got.numel())
             bad = (got.view(torch.int32) != want[off:]).nonzero()
             assert len(bad) == 0, f"offset {off}: {len(bad)} wrong, first x = {hex(x[off:].view(torch.int32)[bad[0, 0]])}"
             y = x[off:].clone()
-            _C.cr_unary(UNARY.index("sqrt"), y.data_ptr(), y.data_ptr(), y.numel())
+            _C.cr_unary(UNARY.index(name), y.data_ptr(), y.data_ptr(), y.numel())
             assert torch.equal(y.view(torch.int32), want[off:]), f"offset {off}, in place"
     finally:
         repdl.set_isa(saved)

@@ -56,10 +56,15 @@ REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 #undef REPDL_COARSE
 
+#include "elementwise/fn/reciprocal_f32.h"
 #include "elementwise/fn/sqrt_f32.h"
 template <>
 struct BesideDivider<Sqrt> {
   using Kernel = SqrtF32;
+};
+template <>
+struct BesideDivider<Reciprocal> {
+  using Kernel = ReciprocalF32;
 };
 
 }  // namespace

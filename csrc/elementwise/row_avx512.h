@@ -165,6 +165,10 @@ inline FM fm_or(FM a, FM b) { return {static_cast<__mmask16>(a.v | b.v)}; }
 inline FM fm_and(FM a, FM b) { return {static_cast<__mmask16>(a.v & b.v)}; }
 inline FM fm_not(FM a) { return {static_cast<__mmask16>(~a.v)}; }
 inline uint32_t fm_bits(FM a) { return a.v; }  // bit j: lane j
+// 1/a within 2^-14 relative (vrcp14ps; the vendor's bits, which only the
+// exact test after it sees: fn/reciprocal_f32.h) in the lanes of m, b's
+// elsewhere (the mask is the instruction's own).
+inline F f32_rcp_estimate_where(FM m, F a, F b) { return {_mm512_mask_rcp14_ps(b.v, m.v, a.v)}; }
 
 // A table of 32 floats in two registers: vpermt2ps looks up sixteen lanes
 // in one instruction (a gather takes about a dozen).  The index is the low

@@ -1,0 +1,36 @@
+// 1/x on the fma ports, with a rounding test that is exact: the AVX-512
+// row's partner of the IEEE division (run_beside_divider, row_simd.inc), as
+// fn/sqrt_f32.h is the square root's.  The argument is in
+// docs/elementwise.md ("reciprocal: Newton beside the divider").
+//
+//   q = f32_rcp_estimate_where(x)  within 2^-14 of 1/x (vrcp14ps: the
+//                                  vendor's bits, which no output bit
+//                                  depends on); NaN for |x| > 2^96
+//   twice  q <- fl(q + q (1 - x q))  Newton steps (1 - x q by one fma); the
+//                                  second result is the candidate
+//
+// q is accepted where 2e, e = fl(1 - x q), lies strictly between x (p - q)
+// and x (n - q), p and n q's float32 neighbours (bit patterns -1 and +1):
+// with 1 - x q = x (1/x - q), the exact condition that 1/x lies strictly
+// between the midpoints on either side of q, for either sign.  Wherever e
+// can come near them the two bounds are exact (n - q and p - q are powers
+// of two, and x times them about 2^-23), and rounding is monotone, so a
+// rounded e never passes a test that 1 - x q fails: the test holds for any
+// q, whatever the estimate.  Zeros, infinities and NaN fail it (q or e is
+// NaN), and so does |x| > 2^96, whose estimate is NaN: from there on q (1 -
+// x q) falls below 2^-126, and each subnormal intermediate costs a
+// microcode assist (64K inputs near 1e37 took 291 us, against 11 through
+// vdivps alone).
+struct ReciprocalF32 {
+  F eval(F x, uint32_t* hard) const {
+    const F one = f32_splat(1.0f), ulp_bit = f32_splat(0x1p-149f);  // bit pattern 1
+    F q = f32_rcp_estimate_where(f32_le(f32_abs(x), f32_splat(0x1p96f)), x, f32_splat(__builtin_nanf("")));
+    for (int step = 0; step < 2; ++step) q = f32_fma(q, f32_fnma(x, q, one), q);
+    const F above = f32_mul(x, f32_sub(f32_add_bits(q, ulp_bit), q));
+    const F below = f32_mul(x, f32_sub(f32_sub_bits(q, ulp_bit), q));
+    const F e = f32_fnma(x, q, one);
+    const F e2 = f32_add(e, e);
+    *hard = fm_bits(fm_not(fm_and(f32_lt(below, e2), f32_lt(e2, above))));  // NaN: hard
+    return q;
+  }
+};
