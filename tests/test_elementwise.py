@@ -10,7 +10,9 @@ deselected by default).
 """
 import math
 import os
+import shutil
 import struct
+import subprocess
 import sys
 
 import pytest
@@ -426,6 +428,25 @@ def test_beside_the_divider(name):
             assert torch.equal(y.view(torch.int32), want[off:]), f"offset {off}, in place"
     finally:
         repdl.set_isa(saved)
+
+
+@pytest.mark.skipif("avx512" not in ROWS, reason="the harness runs the AVX-512 row's kernels")
+@pytest.mark.skipif(shutil.which("g++") is None, reason="builds tools/cr/fast_paths.cpp with g++")
+def test_beside_the_divider_tests_are_exact(tmp_path):
+    """The rounding tests of those kernels accept no neighbour of the
+    correctly rounded result, over every float32 input of their range
+    (tools/cr/fast_paths.cpp --exact-tests, about 10 s): what makes their
+    results independent of the vendor's estimate, which the dense ranges
+    above cannot show (this CPU's estimate leaves almost no wrong
+    candidate for the tests to catch)."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    exe = str(tmp_path / "fast_paths")
+    subprocess.run(["g++", "-O2", "-std=c++17", "-fopenmp", "-I" + os.path.join(root, "csrc"), "-ffp-contract=off",
+                    "-o", exe, os.path.join(root, "tools", "cr", "fast_paths.cpp"),
+                    os.path.join(root, "csrc", "elementwise", "tables.cpp")], check=True)
+    run = subprocess.run([exe, "--exact-tests"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("neighbours passed 0,") == 2, run.stdout
 
 
 def _check_fast_rows(name, xbits, want, what):

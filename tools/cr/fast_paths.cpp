@@ -21,8 +21,17 @@
 //     docs/elementwise.md): the measured side of each window (about a
 //     minute per function on two cores).
 //
+//
+// And one check, with --exact-tests (AVX-512 row): the rounding tests of
+// the Newton kernels beside the divider (fn/sqrt_f32.h,
+// fn/reciprocal_f32.h), which must accept no candidate but the correctly
+// rounded result whatever their estimate gives, are handed, for every
+// float32 input of their range, that result (the IEEE instruction's) and
+// both its neighbours; the exit status is 1 if a neighbour passes (about
+// a minute).
+//
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
-//       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors]
+//       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests]
 #ifdef FAST_PATHS_AVX2
 #pragma GCC target("avx2,fma")
 #else
@@ -64,6 +73,8 @@ namespace {
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/softplus_coarse.h"
+#include "elementwise/fn/reciprocal_f32.h"
+#include "elementwise/fn/sqrt_f32.h"
 }  // namespace
 }  // namespace avx512_row
 #endif
@@ -246,8 +257,69 @@ void report_error(const char* name, bool (*rule)(float) = [](float) { return fal
 
 #endif
 
+#ifndef FAST_PATHS_AVX2
+// A rounding test `passes(x, c)` against the correct result `exact(x)`
+// over every float32 x (bit patterns) for which `in_range(x)`: candidates
+// c = exact(x) and its neighbours (bit patterns -1 and +1), those finite
+// and nonzero.  Prints how many neighbours passed (must be none) and how
+// many correct results failed (the boundary cases, sent to the IEEE
+// instruction); returns whether none passed.
+template <class Passes, class Exact, class InRange>
+bool check_exact_test(const char* name, const Passes& passes, const Exact& exact, const InRange& in_range) {
+  uint64_t wrong = 0, rejected = 0, inputs = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : wrong, rejected, inputs)
+  for (int64_t block = 0; block < (int64_t{1} << 32) / kFloatLanes; ++block) {
+    alignas(64) float xs[kFloatLanes], cs[kFloatLanes];
+    for (int j = 0; j < kFloatLanes; ++j) {
+      const uint32_t u = static_cast<uint32_t>(block * kFloatLanes + j);
+      std::memcpy(xs + j, &u, sizeof u);
+    }
+    const F x = f32_load(xs), c = exact(x);
+    f32_store_raw(cs, c);
+    uint32_t usable = 0;
+    for (int j = 0; j < kFloatLanes; ++j) usable |= static_cast<uint32_t>(in_range(xs[j])) << j;
+    inputs += static_cast<uint64_t>(__builtin_popcount(usable));
+    const F ulp_bit = f32_splat(0x1p-149f);  // bit pattern 1
+    for (int k = -1; k <= 1; ++k) {
+      const F cand = k == 0 ? c : k > 0 ? f32_add_bits(c, ulp_bit) : f32_sub_bits(c, ulp_bit);
+      alignas(64) float vs[kFloatLanes];
+      f32_store_raw(vs, cand);
+      uint32_t candidate = usable;
+      for (int j = 0; j < kFloatLanes; ++j)
+        if (!std::isfinite(vs[j]) || vs[j] == 0.0f) candidate &= ~(1u << j);
+      const uint32_t pass = fm_bits(passes(x, cand)) & candidate;
+      if (k == 0) {
+        rejected += static_cast<uint64_t>(__builtin_popcount(candidate & ~pass));
+      } else {
+        wrong += static_cast<uint64_t>(__builtin_popcount(pass));
+      }
+    }
+  }
+  std::printf("%-10s %llu inputs: neighbours passed %llu, correct results failed %llu\n", name,
+              static_cast<unsigned long long>(inputs), static_cast<unsigned long long>(wrong),
+              static_cast<unsigned long long>(rejected));
+  return wrong == 0;
+}
+
+// sqrt's test over every positive float; reciprocal's over |x| <= 2^96,
+// the kernel's range (beyond it the estimate is NaN).
+bool check_exact_tests() {
+  const bool sqrt_ok = check_exact_test(
+      "sqrt", [](F x, F s) { return SqrtF32::rounds_to_sqrt(x, s); }, [](F x) { return f32_sqrt(x); },
+      [](float x) { return x > 0.0f && std::isfinite(x); });
+  const bool reciprocal_ok = check_exact_test(
+      "reciprocal", [](F x, F q) { return ReciprocalF32::rounds_to_reciprocal(x, q); },
+      [](F x) { return f32_div(f32_splat(1.0f), x); },
+      [](float x) { return x != 0.0f && std::fabs(x) <= 0x1p96f; });
+  return sqrt_ok && reciprocal_ok;
+}
+#endif
+
 int main(int argc, char** argv) {
   const bool errors = argc > 1 && std::string(argv[1]) == "--errors";
+#ifndef FAST_PATHS_AVX2
+  if (argc > 1 && std::string(argv[1]) == "--exact-tests") return check_exact_tests() ? 0 : 1;
+#endif
   report_hard<ExpF32>("exp");
   report_hard<Exp2F32>("exp2");
   report_hard<RsqrtF32>("rsqrt");

@@ -16,21 +16,28 @@
 // can come near them the two bounds are exact (n - q and p - q are powers
 // of two, and x times them about 2^-23), and rounding is monotone, so a
 // rounded e never passes a test that 1 - x q fails: the test holds for any
-// q, whatever the estimate.  Zeros, infinities and NaN fail it (q or e is
-// NaN), and so does |x| > 2^96, whose estimate is NaN: from there on q (1 -
-// x q) falls below 2^-126, and each subnormal intermediate costs a
-// microcode assist (64K inputs near 1e37 took 291 us, against 11 through
-// vdivps alone).
+// q, whatever the estimate.  It needs both neighbours finite: |x| below
+// 2^-126 could give q = the largest float, whose next is +inf, and accept
+// it where 1/x overflows.  So the estimate is NaN, and the test fails,
+// outside 2^-126 <= |x| <= 2^96 (zeros, subnormals, infinities and NaN
+// included): above 2^96, q (1 - x q) falls below 2^-126, and each
+// subnormal intermediate costs a microcode assist (64K inputs near 1e37
+// took 291 us, against 11 through vdivps alone).
 struct ReciprocalF32 {
+  // The lanes where q is fl32(1 / x), for any finite nonzero q that the
+  // steps below can give (docs): |1 - x q| < |x| u/2, u the spacing below
+  // |q| (2^e 2^-23, e the exponent of q's neighbour towards zero).
+  static FM rounds_to_reciprocal(F x, F q) {
+    const F below_exponent = f32_and_bits(f32_sub_bits(q, f32_splat(0x1p-149f)), 0x7F800000u);
+    const F bound = f32_mul(f32_abs(x), f32_mul(below_exponent, f32_splat(0x1p-24f)));
+    return f32_lt(f32_abs(f32_fnma(x, q, f32_splat(1.0f))), bound);  // NaN: false
+  }
+
   F eval(F x, uint32_t* hard) const {
-    const F one = f32_splat(1.0f), ulp_bit = f32_splat(0x1p-149f);  // bit pattern 1
-    F q = f32_rcp_estimate_where(f32_le(f32_abs(x), f32_splat(0x1p96f)), x, f32_splat(__builtin_nanf("")));
+    const F one = f32_splat(1.0f);
+    F q = f32_rcp_estimate_where(f32_le(f32_abs(x), f32_splat(0x1p96f)), x, f32_splat(__builtin_nanf("")));  // NaN: NaN
     for (int step = 0; step < 2; ++step) q = f32_fma(q, f32_fnma(x, q, one), q);
-    const F above = f32_mul(x, f32_sub(f32_add_bits(q, ulp_bit), q));
-    const F below = f32_mul(x, f32_sub(f32_sub_bits(q, ulp_bit), q));
-    const F e = f32_fnma(x, q, one);
-    const F e2 = f32_add(e, e);
-    *hard = fm_bits(fm_not(fm_and(f32_lt(below, e2), f32_lt(e2, above))));  // NaN: hard
+    *hard = fm_bits(fm_not(rounds_to_reciprocal(x, q)));
     return q;
   }
 };

@@ -23,16 +23,22 @@
 // normal numbers, and subnormal results cost a microcode assist each (64K
 // inputs near 1e-35 took 451 us, against 15 through vsqrtps alone).
 struct SqrtF32 {
-  F eval(F x, uint32_t* hard) const {
+  // The lanes where s is fl32(sqrt x), for positive x and any positive s:
+  // s prev(s) < x < s next(s) (the boundary x = s next(s) excluded).
+  static FM rounds_to_sqrt(F x, F s) {
     const F zero = f32_splat(0.0f), ulp_bit = f32_splat(0x1p-149f);  // bit pattern 1
-    const F xn = f32_select(f32_ge(x, f32_splat(0x1p-100f)), x, zero);
+    const F above = f32_fms(s, f32_add_bits(s, ulp_bit), x), below = f32_fms(s, f32_sub_bits(s, ulp_bit), x);
+    return fm_and(f32_lt(zero, above), f32_lt(below, zero));  // NaN: false
+  }
+
+  F eval(F x, uint32_t* hard) const {
+    const F xn = f32_select(f32_ge(x, f32_splat(0x1p-100f)), x, f32_splat(0.0f));
     const F y = f32_rsqrt_seed(xn);
     const F h = f32_mul(y, f32_splat(0.5f));
     F g = f32_mul(xn, y);
     g = f32_fma(f32_fnma(g, g, xn), h, g);
     const F s = f32_fma(f32_fnma(g, g, xn), h, g);
-    const F above = f32_fms(s, f32_add_bits(s, ulp_bit), x), below = f32_fms(s, f32_sub_bits(s, ulp_bit), x);
-    *hard = fm_bits(fm_not(fm_and(f32_lt(zero, above), f32_lt(below, zero))));  // NaN: hard
+    *hard = fm_bits(fm_not(rounds_to_sqrt(x, s)));
     return s;
   }
 };
