@@ -410,8 +410,8 @@ def test_beside_the_divider(name):
     through the IEEE instruction and through Newton steps with an exact
     rounding test (fn/sqrt_f32.h, fn/reciprocal_f32.h, run_beside_divider):
     over dense ranges, from offsets 0 and 16 (so that every input meets
-    both) and 5, out of place and in place, they give the generic row's
-    bits (IEEE sqrt and division)."""
+    both) and 5, out of place and in place, and with flush-to-zero on,
+    they give the generic row's bits (IEEE sqrt and division)."""
     x = _beside_divider_inputs(name).view(torch.float32)
     saved = repdl.isa()
     try:
@@ -426,6 +426,13 @@ def test_beside_the_divider(name):
             y = x[off:].clone()
             _C.cr_unary(UNARY.index(name), y.data_ptr(), y.data_ptr(), y.numel())
             assert torch.equal(y.view(torch.int32), want[off:]), f"offset {off}, in place"
+        if torch.set_flush_denormal(True):  # the caller's FTZ/DAZ, which the binding sets aside
+            try:
+                got = torch.empty_like(x)
+                _C.cr_unary(UNARY.index(name), x.data_ptr(), got.data_ptr(), got.numel())
+            finally:
+                torch.set_flush_denormal(False)
+            assert torch.equal(got.view(torch.int32), want), "flush-to-zero"
     finally:
         repdl.set_isa(saved)
 
