@@ -9,20 +9,18 @@
 //   twice  q <- fl(q + q (1 - x q))  Newton steps (1 - x q by one fma); the
 //                                  second result is the candidate
 //
-// q is accepted where 2e, e = fl(1 - x q), lies strictly between x (p - q)
-// and x (n - q), p and n q's float32 neighbours (bit patterns -1 and +1):
-// with 1 - x q = x (1/x - q), the exact condition that 1/x lies strictly
-// between the midpoints on either side of q, for either sign.  Wherever e
-// can come near them the two bounds are exact (n - q and p - q are powers
-// of two, and x times them about 2^-23), and rounding is monotone, so a
-// rounded e never passes a test that 1 - x q fails: the test holds for any
-// q, whatever the estimate.  It needs both neighbours finite: |x| below
-// 2^-126 could give q = the largest float, whose next is +inf, and accept
-// it where 1/x overflows.  So the estimate is NaN, and the test fails,
-// outside 2^-126 <= |x| <= 2^96 (zeros, subnormals, infinities and NaN
-// included): above 2^96, q (1 - x q) falls below 2^-126, and each
-// subnormal intermediate costs a microcode assist (64K inputs near 1e37
-// took 291 us, against 11 through vdivps alone).
+// q is accepted where |fl(1 - x q)| < |x| u/2, u the spacing below |q|:
+// with 1 - x q = x (1/x - q), the condition that 1/x lies within half that
+// spacing of q, which is the rounding condition itself unless q is a power
+// of two (then the spacing above is 2u, and the half-ulp above q goes to
+// the IEEE instruction).  The bound is |x| times a power of two, exact
+// wherever a pass is possible, and rounding is monotone, so a rounded 1 -
+// x q never passes what the exact one fails: the test holds for any q,
+// whatever the estimate.  At the largest float it is exact too (its upper
+// midpoint is the overflow threshold).  Zeros fail (0 inf is NaN), and so
+// does |x| > 2^96, whose estimate is NaN: above it q (1 - x q) falls below
+// 2^-126, and each subnormal intermediate costs a microcode assist (64K
+// inputs near 1e37 took 291 us, against 11 through vdivps alone).
 struct ReciprocalF32 {
   // The lanes where q is fl32(1 / x), for any finite nonzero q that the
   // steps below can give (docs): |1 - x q| < |x| u/2, u the spacing below
