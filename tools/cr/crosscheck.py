@@ -69,9 +69,9 @@ def check_chunk(name, start, count, paths):
         for a, y in zip(want, ys):
             differs |= a != y.view(torch.int32)
         if path == "avx512":
-            # Again from one block in: the row's sqrt takes alternate blocks
-            # through two kernels (run_beside_divider), and this way every
-            # input meets both.
+            # Again from one block in: the row's sqrt and reciprocal take
+            # alternate blocks through two kernels (run_beside_divider), and
+            # this way every input meets both.
             for a, y in zip(want, _outputs(_row(name, path, x[SHIFT:]))):
                 differs[SHIFT:] |= a[SHIFT:] != y.view(torch.int32)
         bad = differs.nonzero().squeeze(1)

@@ -21,14 +21,13 @@
 //     docs/elementwise.md): the measured side of each window (about a
 //     minute per function on two cores).
 //
-//
 // And one check, with --exact-tests (AVX-512 row): the rounding tests of
 // the Newton kernels beside the divider (fn/sqrt_f32.h,
 // fn/reciprocal_f32.h), which must accept no candidate but the correctly
 // rounded result whatever their estimate gives, are handed, for every
 // float32 input of their range, that result (the IEEE instruction's) and
 // both its neighbours; the exit status is 1 if a neighbour passes (about
-// a minute).
+// 10 s on two cores).
 //
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
 //       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests]
@@ -87,6 +86,15 @@ using namespace repdl::elementwise::avx2_row;
 using namespace repdl::elementwise::avx512_row;
 #endif
 
+// xs[j] = the float whose bit pattern is (first + j) | sign, for the
+// kFloatLanes lanes of a block.
+void block_of_patterns(uint64_t first, uint32_t sign, float* xs) {
+  for (int j = 0; j < kFloatLanes; ++j) {
+    const uint32_t u = static_cast<uint32_t>(first + j) | sign;
+    std::memcpy(xs + j, &u, sizeof u);
+  }
+}
+
 // The share of hard lanes over the bit patterns [lo, hi), with the sign bit `sign`.
 template <class K>
 double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
@@ -94,10 +102,7 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
   uint64_t hard = 0;
   alignas(64) float xs[kFloatLanes];
   for (uint64_t b = lo; b < hi; b += kFloatLanes) {
-    for (int j = 0; j < kFloatLanes; ++j) {
-      const uint32_t u = static_cast<uint32_t>(b + j) | sign;
-      std::memcpy(xs + j, &u, sizeof u);
-    }
+    block_of_patterns(b, sign, xs);
     uint32_t h;
     kernel.eval(f32_load(xs), &h);
     hard += static_cast<uint64_t>(__builtin_popcount(h));
@@ -141,10 +146,7 @@ Worst worst_over_all_inputs(const Errors& errors) {
     for (int64_t block = 0; block < (int64_t{1} << 32) / kFloatLanes; ++block) {
       alignas(64) float xs[kFloatLanes];
       double err[kFloatLanes];
-      for (int j = 0; j < kFloatLanes; ++j) {
-        const uint32_t u = static_cast<uint32_t>(block * kFloatLanes + j);
-        std::memcpy(xs + j, &u, sizeof u);
-      }
+      block_of_patterns(static_cast<uint64_t>(block) * kFloatLanes, 0, xs);
       errors(xs, err);
       for (int j = 0; j < kFloatLanes; ++j) {
         if (err[j] > local.error) {
@@ -269,13 +271,9 @@ bool check_exact_test(const char* name, const Passes& passes, const Exact& exact
   uint64_t wrong = 0, rejected = 0, inputs = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : wrong, rejected, inputs)
   for (int64_t block = 0; block < (int64_t{1} << 32) / kFloatLanes; ++block) {
-    alignas(64) float xs[kFloatLanes], cs[kFloatLanes];
-    for (int j = 0; j < kFloatLanes; ++j) {
-      const uint32_t u = static_cast<uint32_t>(block * kFloatLanes + j);
-      std::memcpy(xs + j, &u, sizeof u);
-    }
+    alignas(64) float xs[kFloatLanes];
+    block_of_patterns(static_cast<uint64_t>(block) * kFloatLanes, 0, xs);
     const F x = f32_load(xs), c = exact(x);
-    f32_store_raw(cs, c);
     uint32_t usable = 0;
     for (int j = 0; j < kFloatLanes; ++j) usable |= static_cast<uint32_t>(in_range(xs[j])) << j;
     inputs += static_cast<uint64_t>(__builtin_popcount(usable));
