@@ -259,8 +259,8 @@ def _range_edges(name):
     clamp and tiny x; for sigmoid and silu, the edges -48 (hard
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
     (x from 16 to 18), x/2 near zero and silu's 2^-64; for erf, erfc and
-    gelu, the pieces' ends (multiples of 1/4 in |z|, erf's 1/2 among them),
-    the range's ends (+-4, gelu's +-5.65) and tiny x; for all, NaN,
+    gelu, the pieces' ends (multiples of 1/4 in |z|), the range's ends
+    (+-4, gelu's +-5.65), erf's series edge 2^-13 and tiny x; for all, NaN,
     infinities, zeros and subnormals."""
     specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
     if name in ("exp", "exp2"):
@@ -306,7 +306,8 @@ def _range_edges(name):
         edge = [5.65, 5.6499996, 5.6500006, -5.65, -5.6499996, -5.6500006, 14.75, -14.75, 20.0] if name == "gelu" else \
             [3.9999998, 4.0, 4.0000005, -3.9999998, -4.0, -4.0000005, 10.0, 10.06, -10.0]
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
-        return ends + u32(torch.tensor(edge + tiny + specials)) + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
+        series = [b + d for b in (0x39000000, 0xB9000000) for d in (-1, 0, 1)]  # erf's two-term series below 2^-13
+        return ends + u32(torch.tensor(edge + tiny + specials)) + series + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
     if name == "tanh":
         # k changing (2|x| at (i + 1/2) ln2/N for both rows' tables, N = 16 and 32; k = 0 to 1 the smallest W),
         # m = 23 to 24 (2|x| = 24 ln2, where 1 - 2^-m leaves Th's grid), results 1 from below up to the clamp at

@@ -29,8 +29,12 @@
 // both its neighbours; the exit status is 1 if a neighbour passes (about
 // 10 s on two cores).
 //
+// Names after the option (erf, log2, ...) keep the reports to those
+// functions; the pair errors of exp, gelu_tanh and tanh are named exp_pair,
+// gelu_tanh_pair and tanh_pair.
+//
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
-//       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests]
+//       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests] [NAME ...]
 #ifdef FAST_PATHS_AVX2
 #pragma GCC target("avx2,fma")
 #else
@@ -47,6 +51,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -114,8 +119,13 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
 // path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
 // and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
 // log1p (defined above -1), 2^-7 to 10 for tanh (1 from 9.0109).
+// The functions named on the command line (all when none is).
+std::set<std::string> g_names;
+bool wanted(const char* name) { return g_names.empty() || g_names.count(name) != 0; }
+
 template <class K>
 void report_hard(const char* name, uint32_t hi = 0x42000000u) {
+  if (!wanted(name)) return;
   const uint32_t lo = 0x3C000000u;  // 2^-7
   std::printf("%-10s x > 0: 2^%.2f   x < 0: 2^%.2f\n", name, std::log2(hard_share<K>(lo, hi, 0)),
               std::log2(hard_share<K>(lo, hi, 0x80000000u)));
@@ -239,6 +249,7 @@ void report_tanh_pair_error() {
 // marking the inputs of C's exact rules.
 template <class C, class S>
 void report_error(const char* name, bool (*rule)(float) = [](float) { return false; }) {
+  if (!wanted(name)) return;
   const C coarse;
   const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
     alignas(64) double vc[kFloatLanes], va[kFloatLanes];
@@ -315,6 +326,8 @@ bool check_exact_tests() {
 
 int main(int argc, char** argv) {
   const bool errors = argc > 1 && std::string(argv[1]) == "--errors";
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') g_names.insert(argv[i]);
 #ifndef FAST_PATHS_AVX2
   if (argc > 1 && std::string(argv[1]) == "--exact-tests") return check_exact_tests() ? 0 : 1;
 #endif
@@ -326,9 +339,9 @@ int main(int argc, char** argv) {
   report_hard<GeluTanhF32>("gelu_tanh");
   report_hard<TanhF32>("tanh", 0x41200000u);
   if (errors) {
-    report_exp_pair_error();
-    report_gelu_tanh_pair_error();
-    report_tanh_pair_error();
+    if (wanted("exp_pair")) report_exp_pair_error();
+    if (wanted("gelu_tanh_pair")) report_gelu_tanh_pair_error();
+    if (wanted("tanh_pair")) report_tanh_pair_error();
   }
 #ifndef FAST_PATHS_AVX2
   report_hard<Float64Tier<ErfCoarse>>("erf");

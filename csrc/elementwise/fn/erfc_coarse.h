@@ -98,24 +98,34 @@ struct GeluCoarse {
   }
 };
 
-// erf(x) = x P(x^2) for |x| < 1/2 (erf_small, erf_family.h: within 6 u),
-// else the sign of x times 1 - erfc(|x|) on the pieces.  There erfc's
-// error counts only in the ratio erfc/erf: piece i's error (the table's
-// header) times erfc(i/4) / erf(i/4) is at most 2^-48.0 (pieces 2 and 4),
-// the polynomial's roundings as much again, so within 2^-47 relative, 2^6
-// ulps: a window of 2^7 (tools/cr/fast_paths.cpp --errors measured 28
-// ulps).  For |x| >= 4, erf(x) = +-(1 - 1.5e-8) or closer, inside the
-// half-gap below 1 (2^-25), so +-1 is the rounded result (an exact rule;
-// +-inf included).  Hard: NaN; zeros and results below 2^-126 through the
-// window test.
+// erf(x) = the sign of x times 1 - erfc(|x|) on the pieces for 2^-13 <=
+// |x| < 4, where the cancellation costs at most a factor 1 / erf(|x|)
+// against erfc <= 1: the approximation (2^-48.6 relative on piece 0,
+// 2^-47.2 on piece 1; beyond, erfc's error times erfc(i/4) / erf(i/4) is at
+// most 2^-48.0) and the polynomial's roundings (< 2^-48 of erfc) are below
+// 2^-34.5 of erf(x) >= erf(2^-13) > 2^-12.8, and 1 - e is exact (e in
+// [1/2, 1], Sterbenz; above |x| = 0.477, where e < 1/2, its rounding is
+// 2^-54 of a result near 1/2).  Below 2^-13, erf(x) = x (c0 + c1 x^2), c0
+// = 2/sqrt(pi) and c1 = -c0/3, the series' first two terms: the next one
+// is x^4/10 < 2^-55 relative, and the three roundings and c0's, c1's add
+// 2^-51.  So kCoarseWindow's 2^-33 holds (tools/cr/fast_paths.cpp --errors
+// measures it).  The series x P(x^2) of the accurate path (erf_small, ten
+// terms, within 6 u) took a fifth of this evaluation's time where the
+// pieces alone meet the window.  For |x| >= 4, erf(x) = +-(1 - 1.5e-8) or
+// closer, inside the half-gap below 1 (2^-25), so +-1 is the rounded result
+// (an exact rule; +-inf included).  Hard: NaN; results below 2^-126 through
+// the window test (zeros stand: x times a positive number keeps their
+// sign).
 struct ErfCoarse {
-  static constexpr int kWindow = 1 << 7;
+  static constexpr int kWindow = kCoarseWindow;
   ErfcPieces pieces;
 
   D eval(D x) const {
+    constexpr double kC0 = 0x1.20dd750429b6dp+0;   // 2/sqrt(pi)
+    constexpr double kC1 = -0x1.812746b0379e7p-2;  // -2/(3 sqrt(pi))
     const D ax = abs_of(x);
     const D big = copy_sign(select(lt(ax, D(4.0)), D(1.0) - pieces.eval(ax), D(1.0)), x);
-    return select(lt(ax, D(0.5)), erf_small(x), big);
+    return select(lt(ax, D(0x1p-13)), x * fma(x * x, D(kC1), D(kC0)), big);
   }
   static FM outside(F x) { return f32_ne(x, x); }
   static F rescue(F x, F y, uint32_t* hard) { return settle_nan(x, y, hard); }
