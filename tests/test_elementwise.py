@@ -8,6 +8,7 @@ backend) against verify.py's oracle.
 The full 2^32 sweeps run through tools/cr/verify.py (test_exhaustive,
 deselected by default).
 """
+import importlib
 import math
 import os
 import shutil
@@ -245,7 +246,7 @@ def _float32_path_edges(name):
 def _range_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
     fn/rsqrt_f32.h, fn/tanh_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
-    fn/softplus_coarse.h) must hand to the float64 path or settle at its
+    fn/softplus_coarse.h, fn/sincos_coarse.h) must hand to the float64 path or settle at its
     range's edges, besides the hard-case table: for exp and exp2, results
     that are powers of two approached from below (1 - 2^-26 .. 1 - 2^-25,
     and near m ln2 for every m, or near the integers), the steps of the
@@ -260,7 +261,9 @@ def _range_edges(name):
     below), +-64 (e^-64 stands in for e^-x above 64), results 1 from below
     (x from 16 to 18), x/2 near zero and silu's 2^-64; for erf, erfc and
     gelu, the pieces' ends (multiples of 1/4 in |z|), the range's ends
-    (+-4, gelu's +-5.65), erf's series edge 2^-13 and tiny x; for all, NaN,
+    (+-4, gelu's +-5.65), erf's series edge 2^-13 and tiny x; for sin and
+    cos, the reduction's steps, the floats nearest to multiples of pi/2,
+    the range's end 2^17 and sin's 2^-12; for all, NaN,
     infinities, zeros and subnormals."""
     specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
     if name in ("exp", "exp2"):
@@ -308,6 +311,19 @@ def _range_edges(name):
         tiny = [2.0 ** -e * s for e in (24, 60, 100, 125, 126, 127, 140, 148) for s in (1, -1)]
         series = [b + d for b in (0x39000000, 0xB9000000) for d in (-1, 0, 1)]  # erf's two-term series below 2^-13
         return ends + u32(torch.tensor(edge + tiny + specials)) + series + [1, 3, 0x80000001, 0x80000003, 0x007FFFFF]
+    if name in ("sin", "cos"):
+        # k = round(16 x / pi) changing ((i + 1/2) pi/16, r at its largest), the floats nearest to multiples of
+        # pi/2 (the zeros and extremes, where one of the table's terms is 0) up to the range's end 2^17, and
+        # sin's rule below 2^-12
+        edges = [(i + 0.5) * math.pi / 16 for i in range(40)] + [n * math.pi / 2 for n in range(1, 33)]
+        edges += [n * math.pi / 2 for n in (100, 1001, 10 ** 4, 33333, 83443)]
+        edges += [2.0 ** 17, 2.0 ** 16, 2.0 ** -12, 1.5 * 2.0 ** -12, 2.0 ** -13, 2.0 ** -60, 3e38]
+        edges = u32(torch.tensor(edges))
+        edges = edges + [b + d for b in edges for d in (-2, -1, 1, 2)]
+        # where tools/cr/fast_paths.cpp --errors found the largest errors: near pi/32 (r at its largest), and
+        # near multiples of pi with |k| above 2^15, whose r needs the reduction's third step (2^24 ulps without it)
+        edges += [0x3DC90950, 0x3FD5A090, 0x47CD246F, 0x474D246F]
+        return edges + [b | 0x80000000 for b in edges] + u32(torch.tensor(specials))
     if name == "tanh":
         # k changing (2|x| at (i + 1/2) ln2/N for both rows' tables, N = 16 and 32; k = 0 to 1 the smallest W),
         # m = 23 to 24 (2|x| = 24 ln2, where 1 - 2^-m leaves Th's grid), results 1 from below up to the clamp at
@@ -370,7 +386,7 @@ def _float32_path_inputs(name):
 
 
 @pytest.mark.parametrize("name", ["exp", "exp2", "rsqrt", "sigmoid", "silu", "gelu_tanh", "tanh", "erf", "erfc", "gelu",
-                                  "log", "log2", "log10", "log1p", "softplus", "logsigmoid"])
+                                  "log", "log2", "log10", "log1p", "softplus", "logsigmoid", "sin", "cos"])
 def test_float32_path_hard_lanes(name):
     """The vector rows' fast paths settle a lane themselves only where their
     own test proves the rounding (round_proven; the coarse float64
@@ -531,21 +547,15 @@ def test_silu_and_sigmoid_in_one_pass(isa):
             assert_bitwise_equal(got, want, name)
 
 
-def test_float32_exp_table_is_generated(capsys):
-    """fn/exp_table_f32.inc is what tools/cr/polyfit.py --exp-table-f32 prints."""
-    import polyfit
-    polyfit.exp_table_f32()
-    path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", "exp_table_f32.inc")
-    with open(path) as f:
-        assert capsys.readouterr().out == f.read()
-
-
-def test_erfc_pieces_are_generated(capsys):
-    """fn/erfc_pieces.inc is what tools/cr/fit_erf.py --erfc-pieces prints
-    (which asserts each piece's error budget); about 20 s of mpmath."""
-    import fit_erf
-    fit_erf.erfc_pieces()
-    path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", "erfc_pieces.inc")
+@pytest.mark.parametrize("tool, printer, inc", [
+    ("polyfit", "exp_table_f32", "exp_table_f32.inc"),
+    ("polyfit", "sincos_table", "sincos_table.inc"),
+    ("fit_erf", "erfc_pieces", "erfc_pieces.inc"),  # asserts each piece's error budget: about 20 s of mpmath
+])
+def test_generated_tables_are_the_tools_output(capsys, tool, printer, inc):
+    """fn/<inc> is what tools/cr/<tool>.py prints (its --<printer> option)."""
+    getattr(importlib.import_module(tool), printer)()
+    path = os.path.join(os.path.dirname(__file__), "..", "csrc", "elementwise", "fn", inc)
     with open(path) as f:
         assert capsys.readouterr().out == f.read()
 

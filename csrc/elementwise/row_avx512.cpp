@@ -31,14 +31,15 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// The coarse float64 evaluations (erf, erfc, gelu, the log family, softplus
-// and logsigmoid) on this row only: their per-piece coefficients are looked
+// The coarse float64 evaluations (erf, erfc, gelu, the log family, softplus,
+// logsigmoid, sin and cos) on this row only: their per-piece coefficients are looked
 // up by vpermt2pd (D16Table).  The AVX2 row has no two-register permute of
 // doubles; its gathers made gelu 64K 3.7x slower than the accurate path
 // alone (371 against 100 us, Zen 5 forced to the AVX2 row), so there these
 // functions keep their float64 path.
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
+#include "elementwise/fn/sincos_coarse.h"
 #include "elementwise/fn/softplus_coarse.h"
 #define REPDL_COARSE(S, C)             \
   template <>                          \
@@ -54,6 +55,8 @@ REPDL_COARSE(Log10, Log10Coarse)
 REPDL_COARSE(Log1p, Log1pCoarse)
 REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
+REPDL_COARSE(Sin, SinCoarse)
+REPDL_COARSE(Cos, CosCoarse)
 #undef REPDL_COARSE
 
 #include "elementwise/fn/reciprocal_f32.h"

@@ -1,0 +1,73 @@
+// sin and cos to 2^-44.9 relative in float64 for |x| < 2^17: the coarse
+// evaluations the AVX-512 row puts in front of Sin and Cos (row_avx512.cpp,
+// Float64Tier in row_simd.inc), as erfc_coarse.h is in front of Erfc.  The
+// accurate evaluation (sin.h, cos.h) reduces by pi/2 and evaluates both
+// sin r and cos r to degree 13 on |r| <= pi/4; here x = k pi/16 + r with
+// |r| <= pi/32, the sines and cosines of k pi/16 from a table of sixteen
+// in registers (D16Table), and one polynomial each for sin r - r and cos r
+// - 1, of degree 7 and 8.  docs/elementwise.md ("sin and cos: the coarse
+// float64 evaluation") has the error analysis.
+//
+// Written in the row vocabulary with D16Table (row_avx512.h).
+
+// Rows sin(j pi/16), cos(j pi/16), -sin(j pi/16), j = 0..15
+// (tools/cr/polyfit.py --sincos-table).
+alignas(64) constexpr double kSinCosTable[3][16] = {
+#include "elementwise/fn/sincos_table.inc"
+};
+
+// With j = k mod 16 and (A, B) = (sin, cos) or (cos, -sin) of j pi/16
+// (table rows kA and kB), both functions are
+//   f(x) = +-(A cos r + B sin r) = +-(A + B r + (A cm + B sm)),
+//   sm = sin r - r = r z (s3 + z (s5 + z s7)),  cm = cos r - 1 = z (c2 + z (c4 + z (c6 + z c8))),
+// z = r^2, the sign that of (-1)^floor(k/16) (k pi/16 beyond pi negates A
+// and B alike).  x = k pi/16 + r for |x| < 2^17 (|k| < 2^19.35): pi/16 =
+// C1 + C2 + C3 + 1.25e-38 are the accurate path's parts of pi/2 over 8
+// (exact); C1 has 33 bits, so k C1 is exact for |k| < 2^20 and x - k C1
+// too (both multiples of 2^-35 for |x| >= pi/32, their difference below
+// 2^-3), and the next two steps round once each: r is within 2^-52 |r|
+// plus 2^-104, |r| <= (pi/32)(1 + 2^-33).  Taylor's first omitted terms:
+// r^9/9! < 2^-45.3 |r| in sm, r^10/10! < 2^-55 in cm.
+template <int kA, int kB>
+struct SinCosCoarse {
+  // 2^-44.9 relative (docs/elementwise.md) is below 2^8.1 ulps.
+  static constexpr int kWindow = 1 << 9;
+  D16Table a_table{kSinCosTable[kA]}, b_table{kSinCosTable[kB]};
+
+  D eval(D x) const {
+    constexpr double kSixteenOverPi = 0x1.45f306dc9c883p+2;
+    constexpr double kC1 = 0x1.921fb54400000p-3, kC2 = 0x1.0b4611a600000p-37, kC3 = 0x1.3198a2e037073p-72;
+    constexpr double kS[3] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13};
+    constexpr double kC[4] = {-0.5, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16};
+    const D sk = fma(x, D(kSixteenOverPi), D(kMagic));  // kMagic + k: k's low bits, two's complement
+    const D minus_k = D(kMagic) - sk;
+    D r = fma(minus_k, D(kC1), x);
+    r = fma(minus_k, D(kC2), r);
+    r = fma(minus_k, D(kC3), r);
+    const D z = r * r;
+    const D sm = (r * z) * fma(fma(D(kS[2]), z, D(kS[1])), z, D(kS[0]));
+    const D cm = z * fma(fma(fma(D(kC[3]), z, D(kC[2])), z, D(kC[1])), z, D(kC[0]));
+    const D a = a_table.lookup(sk), b = b_table.lookup(sk);
+    const D v = fma(b, r, a + fma(a, cm, b * sm));
+    return from_bits(bits(v) ^ (shl(bits(sk), 59) & U(0x8000000000000000ull)));
+  }
+};
+
+// sin x: hard also at +-0, whose sign the sums lose (-0 + +0 is +0), and
+// the rescue settles |x| < 2^-12 (zeros and subnormals among them) as x
+// itself: |sin x - x| <= |x|^3/6 < 2^-26.58 |x|, inside the half-gap below
+// |x| (2^-25 |x| at a power of two, more elsewhere).  Both functions: hard
+// for |x| >= 2^17, the infinities and NaN, which the accurate path reduces.
+struct SinCoarse : SinCosCoarse<0, 1> {
+  static FM outside(F x) {
+    return fm_not(fm_and(f32_lt(f32_abs(x), f32_splat(0x1p17f)), f32_ne(x, f32_splat(0.0f))));
+  }
+  static F rescue(F x, F y, uint32_t* hard) {
+    return settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-12f)), x, y, hard);
+  }
+};
+
+struct CosCoarse : SinCosCoarse<1, 2> {
+  static FM outside(F x) { return fm_not(f32_lt(f32_abs(x), f32_splat(0x1p17f))); }
+  static F rescue(F, F y, uint32_t*) { return y; }
+};
