@@ -23,7 +23,7 @@ from repdl.benchmarks.timing import best_time, compare
 # The functions with a fast path in front of their float64 evaluation
 # (row_simd.inc's FastPath): the ones whose cost depends on the input.
 FAST = ["exp", "exp2", "log", "log2", "log10", "log1p", "rsqrt", "sigmoid", "logsigmoid", "softplus", "silu", "erf",
-        "erfc", "gelu"]
+        "erfc", "gelu", "sin", "cos"]
 
 
 def inputs(n):
