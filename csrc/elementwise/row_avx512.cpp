@@ -31,12 +31,12 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// The coarse float64 evaluations (erf, erfc, gelu, the log family, softplus,
-// logsigmoid, sin and cos) on this row only: their per-piece coefficients are looked
-// up by vpermt2pd (D16Table).  The AVX2 row has no two-register permute of
-// doubles; its gathers made gelu 64K 3.7x slower than the accurate path
-// alone (371 against 100 us, Zen 5 forced to the AVX2 row), so there these
-// functions keep their float64 path.
+// The coarse float64 evaluations (erf, erfc, gelu, the log family,
+// softplus, logsigmoid, sin and cos) on this row only: their per-piece
+// coefficients are looked up by vpermt2pd (D16Table).  The AVX2 row has no
+// two-register permute of doubles; its gathers made gelu 64K 3.7x slower
+// than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
+// row), so there these functions keep their float64 path.
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"

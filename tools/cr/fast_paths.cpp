@@ -116,14 +116,14 @@ double hard_share(uint32_t lo, uint32_t hi, uint32_t sign) {
   return static_cast<double>(hard) / (hi - lo);
 }
 
-// |x| in [lo, hi) as bit patterns: 2^-7 to 32 where the whole range is the
-// path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
-// and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
-// log1p (defined above -1), 2^-7 to 10 for tanh (1 from 9.0109).
 // The functions named on the command line (all when none is).
 std::set<std::string> g_names;
 bool wanted(const char* name) { return g_names.empty() || g_names.count(name) != 0; }
 
+// |x| in [lo, hi) as bit patterns: 2^-7 to 32 where the whole range is the
+// path's (for rsqrt and the logarithms, x > 0 alone is), 2^-7 to 4 for erfc
+// and gelu, whose range ends at 5.65 (gelu) or 4 (erfc), 2^-7 to 1 for
+// log1p (defined above -1), 2^-7 to 10 for tanh (1 from 9.0109).
 template <class K>
 void report_hard(const char* name, uint32_t hi = 0x42000000u) {
   if (!wanted(name)) return;

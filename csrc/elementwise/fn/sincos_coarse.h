@@ -1,4 +1,4 @@
-// sin and cos to 2^-44.9 relative in float64 for |x| < 2^17: the coarse
+// sin and cos to 2^-45 relative in float64 for |x| < 2^17: the coarse
 // evaluations the AVX-512 row puts in front of Sin and Cos (row_avx512.cpp,
 // Float64Tier in row_simd.inc), as erfc_coarse.h is in front of Erfc.  The
 // accurate evaluation (sin.h, cos.h) reduces by pi/2 and evaluates both
@@ -23,14 +23,14 @@ alignas(64) constexpr double kSinCosTable[3][16] = {
 // z = r^2, the sign that of (-1)^floor(k/16) (k pi/16 beyond pi negates A
 // and B alike).  x = k pi/16 + r for |x| < 2^17 (|k| < 2^19.35): pi/16 =
 // C1 + C2 + C3 + 1.25e-38 are the accurate path's parts of pi/2 over 8
-// (exact); C1 has 33 bits, so k C1 is exact for |k| < 2^20 and x - k C1
+// (exact); C1 has at most 33 bits, so k C1 is exact for |k| < 2^20 and x - k C1
 // too (both multiples of 2^-35 for |x| >= pi/32, their difference below
 // 2^-3), and the next two steps round once each: r is within 2^-52 |r|
 // plus 2^-104, |r| <= (pi/32)(1 + 2^-33).  Taylor's first omitted terms:
-// r^9/9! < 2^-45.3 |r| in sm, r^10/10! < 2^-55 in cm.
+// r^9/9! < 2^-45.2 |r| in sm, r^10/10! < 2^-55 in cm.
 template <int kA, int kB>
 struct SinCosCoarse {
-  // 2^-44.9 relative (docs/elementwise.md) is below 2^8.1 ulps.
+  // 2^-45 relative (docs/elementwise.md) is below 2^8 ulps.
   static constexpr int kWindow = 1 << 9;
   D16Table a_table{kSinCosTable[kA]}, b_table{kSinCosTable[kB]};
 
