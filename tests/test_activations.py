@@ -36,19 +36,21 @@ def inputs(seed=0, n=1 << 14):
 
 
 def on_every_path(fn_name, x, *params):
-    """The results of the C++ rows and the reference (all must agree)."""
-    out = []
+    """The result of the C++ rows and the reference (all must agree; a
+    failure names the path that differs from the first row's)."""
+    out = {}
     saved = repdl.isa()
     try:
         for isa in ROWS:
             repdl.set_isa(isa)
-            out.append(getattr(cpu, fn_name)(x, *params))
+            out[f"{isa} row"] = getattr(cpu, fn_name)(x, *params)
     finally:
         repdl.set_isa(saved)
-    out.append(getattr(ref, fn_name)(x, *params))
-    for y in out[1:]:
-        assert_bitwise_equal(y, out[0], f"{fn_name}{params}: C++ rows and reference differ")
-    return out[0]
+    out["reference"] = getattr(ref, fn_name)(x, *params)
+    (first, want), *rest = out.items()
+    for path, y in rest:
+        assert_bitwise_equal(y, want, f"{fn_name}{params}: {path} differs from the {first}")
+    return want
 
 
 def f32(v):
