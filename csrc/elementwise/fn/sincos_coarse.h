@@ -53,21 +53,27 @@ struct SinCosCoarse {
   }
 };
 
-// sin x: hard also at +-0, whose sign the sums lose (-0 + +0 is +0), and
-// the rescue settles |x| < 2^-12 (zeros and subnormals among them) as x
-// itself: |sin x - x| <= |x|^3/6 < 2^-26.58 |x|, inside the half-gap below
-// |x| (2^-25 |x| at a power of two, more elsewhere).  Both functions: hard
-// for |x| >= 2^17, the infinities and NaN, which the accurate path reduces.
+// Both functions: hard for |x| >= 2^17, which the accurate path reduces,
+// and for the infinities and NaN, whose result the rescue settles (NaN) in
+// whole blocks.  sin x: hard also at +-0, whose sign the sums lose (-0 + +0
+// is +0), and the rescue settles |x| < 2^-12 (zeros and subnormals among
+// them) as x itself: |sin x - x| <= |x|^3/6 < 2^-26.58 |x|, inside the
+// half-gap below |x| (2^-25 |x| at a power of two, more elsewhere).
+inline FM sincos_outside(F x) { return fm_not(f32_lt(f32_abs(x), f32_splat(0x1p17f))); }
+inline F sincos_not_finite(F x, F y, uint32_t* hard) {
+  const float nan = __builtin_nanf("");
+  return settle_tails(x, y, -__builtin_inff(), nan, __builtin_inff(), nan, hard);
+}
+
 struct SinCoarse : SinCosCoarse<0, 1> {
-  static FM outside(F x) {
-    return fm_not(fm_and(f32_lt(f32_abs(x), f32_splat(0x1p17f)), f32_ne(x, f32_splat(0.0f))));
-  }
+  static FM outside(F x) { return fm_or(sincos_outside(x), f32_bits_zero(f32_abs(x))); }
   static F rescue(F x, F y, uint32_t* hard) {
-    return settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-12f)), x, y, hard);
+    y = settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-12f)), x, y, hard);
+    return sincos_not_finite(x, y, hard);
   }
 };
 
 struct CosCoarse : SinCosCoarse<1, 2> {
-  static FM outside(F x) { return fm_not(f32_lt(f32_abs(x), f32_splat(0x1p17f))); }
-  static F rescue(F, F y, uint32_t*) { return y; }
+  static FM outside(F x) { return sincos_outside(x); }
+  static F rescue(F x, F y, uint32_t* hard) { return sincos_not_finite(x, y, hard); }
 };
