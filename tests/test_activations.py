@@ -25,11 +25,14 @@ from values import ROWS
 
 
 def inputs(seed=0, n=1 << 14):
-    g = torch.Generator().manual_seed(seed)
+    """Values at two scales, random bit patterns and the special values, the
+    same bits on every machine (repdl.random: torch.randn's change with the
+    CPU capability), so that a failing element can be recomputed anywhere."""
+    g = repdl.random.Generator(seed)
     parts = [
-        torch.randn(n, generator=g) * 4,
-        torch.randn(n, generator=g) * 40,
-        torch.randint(-(1 << 31), (1 << 31) - 1, (n,), generator=g, dtype=torch.int32).view(torch.float32),
+        repdl.random.randn(n, generator=g) * 4,
+        repdl.random.randn(n, generator=g) * 40,
+        repdl.random.randint(-(1 << 31), (1 << 31) - 1, (n,), generator=g).to(torch.int32).view(torch.float32),
         torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-45, -1e-45, 3e38, -3e38, 15.0, 20.0, 20.5]),
     ]
     return torch.cat(parts)
