@@ -1,9 +1,10 @@
 // Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
 // logistic_f32.h, rsqrt_f32.h, tanh_f32.h, erfc_coarse.h, log_coarse.h,
-// softplus_coarse.h, sincos_coarse.h), as quoted in docs/elementwise.md, on the AVX-512 row
-// or, built with -DFAST_PATHS_AVX2, the AVX2 row (its float32 paths; the
-// coarse float64 evaluations are the AVX-512 row's alone).  Measurements,
-// not checks (crosscheck.py and verify.py check the results):
+// softplus_coarse.h, sincos_coarse.h), as quoted in docs/elementwise.md, on
+// the AVX-512 row or, built with -DFAST_PATHS_AVX2, the AVX2 row (its
+// float32 paths; the coarse float64 evaluations are the AVX-512 row's
+// alone).  Measurements, not checks (crosscheck.py and verify.py check the
+// results):
 //
 //   * how often each hands a lane to the accurate float64 path, over every
 //     float32 of |x| in a range, each sign (a few seconds);

@@ -35,8 +35,8 @@ struct SinCosCoarse {
   D16Table a_table{kSinCosTable[kA]}, b_table{kSinCosTable[kB]};
 
   D eval(D x) const {
-    constexpr double kSixteenOverPi = 0x1.45f306dc9c883p+2;
-    constexpr double kC1 = 0x1.921fb54400000p-3, kC2 = 0x1.0b4611a600000p-37, kC3 = 0x1.3198a2e037073p-72;
+    // The accurate path's constants (fn/common.h) scaled by 8: exact.
+    constexpr double kSixteenOverPi = kTwoOverPi * 8, kC1 = kP1 / 8, kC2 = kP2 / 8, kC3 = kP3 / 8;
     constexpr double kS[3] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13};
     constexpr double kC[4] = {-0.5, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16};
     const D sk = fma(x, D(kSixteenOverPi), D(kMagic));  // kMagic + k: k's low bits, two's complement
