@@ -291,7 +291,12 @@ def _range_edges(name):
         if name == "log1p":
             ends = [u - 1 for u in ends if u > 0.5 and u < 2 ** 22] + [-0.9999999, -0.5, 2.0 ** -7, -(2.0 ** -7),
                                                                         2.0 ** -30, -(2.0 ** -60), 1e-40, 3e38]
-        ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127]))
+        ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127, 2.0 ** -126, 3e38]))
+        if name == "log":
+            # the AVX-512 row's float32 path: its piece ends (bits 18-22 above 0.7421875, fn/log_f32.h) in a few
+            # binades, and where tools/cr/fast_paths.cpp --errors log_pair found its largest errors
+            ends += [0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in (-100, -1, 0, 1, 20) for k in range(33)]
+            ends += [0x3F8200C2, 0x3F820418]
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("softplus", "logsigmoid"):
         # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal
@@ -549,6 +554,7 @@ def test_silu_and_sigmoid_in_one_pass(isa):
 @pytest.mark.parametrize("tool, printer, inc", [
     ("polyfit", "exp_table_f32", "exp_table_f32.inc"),
     ("polyfit", "sincos_table", "sincos_table.inc"),
+    ("polyfit", "log_table_f32", "log_table_f32.inc"),
     ("fit_erf", "erfc_pieces", "erfc_pieces.inc"),  # asserts each piece's error budget: about 20 s of mpmath
 ])
 def test_generated_tables_are_the_tools_output(capsys, tool, printer, inc):

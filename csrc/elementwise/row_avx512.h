@@ -144,6 +144,10 @@ inline F f32_sub_bits(F a, F b) {  // the bit patterns' integer difference
 inline F f32_shl_bits(F a, int n) {
   return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(a.v), static_cast<unsigned>(n)))};
 }
+inline F f32_sra_bits(F a, int n) {  // the bit patterns shifted right as int32 (sign-filling)
+  return {_mm512_castsi512_ps(_mm512_srai_epi32(_mm512_castps_si512(a.v), static_cast<unsigned>(n)))};
+}
+inline F f32_from_int_bits(F a) { return {_mm512_cvtepi32_ps(_mm512_castps_si512(a.v))}; }  // the int32 pattern's value
 // a 2^n, rounded once (exact where the result is normal), for an integer n
 // in [-126, 127] given twice: n = floor(e), and ebits = n << 23 (the AVX2
 // row's form).  One vscalefps, which floors e itself: it replaces the three

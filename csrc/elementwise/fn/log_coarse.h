@@ -1,7 +1,7 @@
-// log, log2, log10 and log1p to 2^-34 relative in float64: the coarse
-// evaluations the AVX-512 row puts in front of Log, Log2, Log10 and Log1p
+// log2, log10 and log1p to 2^-34 relative in float64: the coarse
+// evaluations the AVX-512 row puts in front of Log2, Log10 and Log1p
 // (row_avx512.cpp, Float64Tier in row_simd.inc), as erfc_coarse.h is in
-// front of Erfc.  The accurate evaluation (log.h) reduces by a table of 128
+// front of Erfc (log itself has a float32 path there, log_f32.h).  The accurate evaluation (log.h) reduces by a table of 128
 // pieces, which costs two eight-lane gathers per block; 2^-34 is reached
 // with 16 pieces held in registers (D16Table) and a polynomial one degree
 // longer.  docs/elementwise.md ("The log family: the coarse float64
@@ -70,13 +70,6 @@ struct LogCoarseBase {
   static F rescue(F x, F y, uint32_t* hard) {
     y = settle_tails(x, y, 0.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
     return settle_lanes(f32_lt(x, f32_splat(0.0f)), f32_splat(__builtin_nanf("")), y, hard);
-  }
-};
-
-struct LogCoarse : LogCoarseBase {
-  D eval(D x) const {
-    const LogPieces::Reduced q = pieces.reduce(x);
-    return pieces.ln(q, q.r);
   }
 };
 
