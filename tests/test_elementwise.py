@@ -292,11 +292,12 @@ def _range_edges(name):
             ends = [u - 1 for u in ends if u > 0.5 and u < 2 ** 22] + [-0.9999999, -0.5, 2.0 ** -7, -(2.0 ** -7),
                                                                         2.0 ** -30, -(2.0 ** -60), 1e-40, 3e38]
         ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127, 2.0 ** -126, 3e38]))
-        if name == "log":
-            # the AVX-512 row's float32 path: its piece ends (bits 18-22 above 0.7421875, fn/log_f32.h) in a few
-            # binades, and where tools/cr/fast_paths.cpp --errors log_pair found its largest errors
+        if name != "log1p":
+            # the AVX-512 row's float32 paths: their piece ends (bits 18-22 above 0.7421875, fn/log_f32.h) in a
+            # few binades, and where tools/cr/fast_paths.cpp --errors log_pair, log2_pair, log10_pair found
+            # their largest errors
             ends += [0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in (-100, -1, 0, 1, 20) for k in range(33)]
-            ends += [0x3F8200C2, 0x3F820418]
+            ends += [0x3F8200C2, 0x3F820418, 0x3F8204D8, 0x3F8203D0, 0x3F82098C]
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("softplus", "logsigmoid"):
         # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal

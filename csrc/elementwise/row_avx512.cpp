@@ -31,8 +31,8 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// The coarse float64 evaluations (erf, erfc, gelu, log2, log10, log1p,
-// softplus, logsigmoid, sin and cos) on this row only: their per-piece
+// The coarse float64 evaluations (erf, erfc, gelu, log1p, softplus,
+// logsigmoid, sin and cos) on this row only: their per-piece
 // coefficients are looked up by vpermt2pd (D16Table).  The AVX2 row has no
 // two-register permute of doubles; its gathers made gelu 64K 3.7x slower
 // than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
@@ -49,8 +49,6 @@ namespace {
 REPDL_COARSE(Erf, ErfCoarse)
 REPDL_COARSE(Erfc, ErfcCoarse)
 REPDL_COARSE(Gelu, GeluCoarse)
-REPDL_COARSE(Log2, Log2Coarse)
-REPDL_COARSE(Log10, Log10Coarse)
 REPDL_COARSE(Log1p, Log1pCoarse)
 REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
@@ -58,13 +56,22 @@ REPDL_COARSE(Sin, SinCoarse)
 REPDL_COARSE(Cos, CosCoarse)
 #undef REPDL_COARSE
 
-// log's float32 path: its tables are looked up by vpermt2ps (F32Table32),
-// and the AVX2 row's permute of eight floats would leave pieces too wide
-// for a float32 polynomial (docs/elementwise.md, "log: the float32 path").
+// The float32 paths of ln, log2 and log10: their tables are looked up by
+// vpermt2ps (F32Table32), and the AVX2 row's permute of eight floats would
+// leave pieces too wide for a float32 polynomial (docs/elementwise.md, "The
+// log family: the float32 path").
 #include "elementwise/fn/log_f32.h"
 template <>
 struct FastPath<Log> {
-  using Kernel = LogF32;
+  using Kernel = LogF32<LogBase::e>;
+};
+template <>
+struct FastPath<Log2> {
+  using Kernel = LogF32<LogBase::two>;
+};
+template <>
+struct FastPath<Log10> {
+  using Kernel = LogF32<LogBase::ten>;
 };
 
 #include "elementwise/fn/reciprocal_f32.h"

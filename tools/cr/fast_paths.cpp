@@ -12,8 +12,8 @@
 //     (ExpF32::unscaled, h + lo times 2^m, on the row's table) over every
 //     float32 |x| <= 87 against float64 exp, of gelu_tanh's pair (x times
 //     the corrected quotient) against the float64 GeluTanh, of tanh's pair
-//     against the float64 Tanh, of log's pair against the float64 Log
-//     (AVX-512 row), and the largest error of each coarse float64
+//     against the float64 Tanh, of ln's, log2's and log10's pairs against
+//     the float64 Log, Log2, Log10 (AVX-512 row), and the largest error of each coarse float64
 //     evaluation over every float32 input it takes (all 2^32 bit patterns
 //     but those C::outside hands on, results below 2^-126 or not finite,
 //     which the window test sends on too, and the inputs of the exact
@@ -31,8 +31,9 @@
 // 10 s on two cores).
 //
 // Names after the option (erf, log2, ...) keep the reports to those
-// functions; the pair errors of exp, gelu_tanh, tanh and log are named
-// exp_pair, gelu_tanh_pair, tanh_pair and log_pair.
+// functions; the pair errors of exp, gelu_tanh, tanh and the logarithms
+// are named exp_pair, gelu_tanh_pair, tanh_pair, log_pair, log2_pair and
+// log10_pair.
 //
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
 //       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests] [NAME ...]
@@ -248,12 +249,13 @@ void report_tanh_pair_error() {
 }
 
 #ifndef FAST_PATHS_AVX2
-// log's pair h + lo before round_proven (LogF32::pair) against the float64
-// Log (within a few float64 ulps), relative, over every normal positive
-// float32 x but 1 (whose log is 0 on both): the measured side of its
-// 2^-35.1.
-void report_log_pair_error() {
-  const LogF32 log;
+// The pair h + lo of ln, log2 or log10 before round_proven (LogF32::pair)
+// against the float64 S (within a few float64 ulps), relative, over every
+// normal positive float32 x but 1 (whose logarithm is 0 on both): the
+// measured side of their 2^-34.98.
+template <LogBase kBase, class S>
+void report_log_pair_error(const char* name) {
+  const LogF32<kBase> log;
   const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
     alignas(64) float hs[kFloatLanes], los[kFloatLanes];
     alignas(64) double ref[kFloatLanes];
@@ -261,14 +263,14 @@ void report_log_pair_error() {
     const F x = f32_load(xs);
     f32_store_raw(hs, log.pair(x, &lo));
     f32_store_raw(los, lo);
-    store(ref, Log::eval(widen_lo(x)));
-    store(ref + kLanes, Log::eval(widen_hi(x)));
+    store(ref, S::eval(widen_lo(x)));
+    store(ref + kLanes, S::eval(widen_hi(x)));
     for (int j = 0; j < kFloatLanes; ++j) {
       const bool counts = xs[j] >= 0x1p-126f && std::isfinite(xs[j]) && xs[j] != 1.0f;
       err[j] = counts ? std::fabs(static_cast<double>(hs[j]) + los[j] - ref[j]) / std::fabs(ref[j]) : -1.0;
     }
   });
-  std::printf("log pair max relative error 2^%.2f, at 0x%08x\n", std::log2(worst.error), worst.input);
+  std::printf("%s pair max relative error 2^%.2f, at 0x%08x\n", name, std::log2(worst.error), worst.input);
 }
 
 // The coarse evaluation C's largest error against the accurate S, rule()
@@ -369,22 +371,24 @@ int main(int argc, char** argv) {
   report_hard<GeluTanhF32>("gelu_tanh");
   report_hard<TanhF32>("tanh", 0x41200000u);
 #ifndef FAST_PATHS_AVX2
-  report_hard<LogF32>("log");
+  report_hard<LogF32<LogBase::e>>("log");
+  report_hard<LogF32<LogBase::two>>("log2");
+  report_hard<LogF32<LogBase::ten>>("log10");
 #endif
   if (errors) {
     if (wanted("exp_pair")) report_exp_pair_error();
     if (wanted("gelu_tanh_pair")) report_gelu_tanh_pair_error();
     if (wanted("tanh_pair")) report_tanh_pair_error();
 #ifndef FAST_PATHS_AVX2
-    if (wanted("log_pair")) report_log_pair_error();
+    if (wanted("log_pair")) report_log_pair_error<LogBase::e, Log>("log");
+    if (wanted("log2_pair")) report_log_pair_error<LogBase::two, Log2>("log2");
+    if (wanted("log10_pair")) report_log_pair_error<LogBase::ten, Log10>("log10");
 #endif
   }
 #ifndef FAST_PATHS_AVX2
   report_hard<Float64Tier<ErfCoarse>>("erf");
   report_hard<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report_hard<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
-  report_hard<Float64Tier<Log2Coarse>>("log2");
-  report_hard<Float64Tier<Log10Coarse>>("log10");
   report_hard<Float64Tier<Log1pCoarse>>("log1p", 0x3F800000u);
   report_hard<Float64Tier<SoftplusCoarse>>("softplus");
   report_hard<Float64Tier<LogsigmoidCoarse>>("logsigmoid");
@@ -394,8 +398,6 @@ int main(int argc, char** argv) {
     report_error<ErfCoarse, Erf>("erf", [](float x) { return std::fabs(x) >= 4.0f; });
     report_error<ErfcCoarse, Erfc>("erfc", [](float z) { return z <= -4.0f; });
     report_error<GeluCoarse, Gelu>("gelu", [](float x) { return x > kGeluIdentity; });
-    report_error<Log2Coarse, Log2>("log2");
-    report_error<Log10Coarse, Log10>("log10");
     report_error<Log1pCoarse, Log1p>("log1p");
     report_error<SoftplusCoarse, Softplus>("softplus");
     report_error<LogsigmoidCoarse, Logsigmoid>("logsigmoid");

@@ -1,16 +1,17 @@
-// log2, log10 and log1p to 2^-34 relative in float64: the coarse
-// evaluations the AVX-512 row puts in front of Log2, Log10 and Log1p
-// (row_avx512.cpp, Float64Tier in row_simd.inc), as erfc_coarse.h is in
-// front of Erfc (log itself has a float32 path there, log_f32.h).  The accurate evaluation (log.h) reduces by a table of 128
-// pieces, which costs two eight-lane gathers per block; 2^-34 is reached
-// with 16 pieces held in registers (D16Table) and a polynomial one degree
-// longer.  docs/elementwise.md ("The log family: the coarse float64
+// log1p to 2^-34 relative in float64, and the pieces' ln that softplus and
+// logsigmoid (softplus_coarse.h) use: the coarse evaluation the AVX-512 row
+// puts in front of Log1p (row_avx512.cpp, Float64Tier in row_simd.inc), as
+// erfc_coarse.h is in front of Erfc (log, log2 and log10 have float32
+// paths there, log_f32.h).  The accurate evaluation (log.h) reduces by a
+// table of 128 pieces, which costs two eight-lane gathers per block; 2^-34
+// is reached with 16 pieces held in registers (D16Table) and a polynomial
+// one degree longer.  docs/elementwise.md ("The log family: the coarse float64
 // evaluation") has the error analysis.
 //
 // Written in the row vocabulary with D16Table (row_avx512.h).
 
-// Rows c_i, -ln c_i, -log2 c_i, -log10 c_i (tools/cr/polyfit.py --log-pieces).
-alignas(64) constexpr double kLogPieces[4][16] = {
+// Rows c_i, -ln c_i (tools/cr/polyfit.py --log-pieces).
+alignas(64) constexpr double kLogPieces[2][16] = {
 #include "elementwise/fn/log_pieces.inc"
 };
 constexpr uint64_t kLogPiecesOff = 0x3fe6800000000000ull;  // 0.703125
@@ -20,13 +21,13 @@ constexpr int kLogPiecesOne = 9;                            // [1 - 2^-6, 1 + 2^
 // of bits(z) - bits(0.703125), r = z c_i - 1 in [-0.0295, 0.0313] (one
 // fma: its only rounding is the final one, 2^-53 |r|), and log1p(r) = r -
 // r^2/2 + r^3 L(r) (approximation 2^-36 relative, tools/cr/polyfit.py).
-// Results: ln x = k ln2 + T_i + log1p(r), the other bases likewise; |ln x|
-// >= |ln(1 - 2^-6)| = 0.0157 off piece 9 and >= 0.341 |k| for k != 0, so
-// the absolute roundings of k ln2, T_i and the sums (2^-52 or so) stay
-// below 2^-46 relative; on piece 9 with k = 0 the result is log1p(r) alone,
-// relative to which every rounding counts once.  Total < 2^-35.9.
+// Results: ln x = k ln2 + T_i + log1p(r); |ln x| >= |ln(1 - 2^-6)| =
+// 0.0157 off piece 9 and >= 0.341 |k| for k != 0, so the absolute roundings
+// of k ln2, T_i and the sums (2^-52 or so) stay below 2^-46 relative; on
+// piece 9 with k = 0 the result is log1p(r) alone, relative to which every
+// rounding counts once.  Total < 2^-35.9.
 struct LogPieces {
-  D16Table c{kLogPieces[0]}, t_ln{kLogPieces[1]}, t_log2{kLogPieces[2]}, t_log10{kLogPieces[3]};
+  D16Table c{kLogPieces[0]}, t_ln{kLogPieces[1]};
 
   struct Reduced {
     D k;      // x = 2^k z (k as a double)
@@ -70,23 +71,6 @@ struct LogCoarseBase {
   static F rescue(F x, F y, uint32_t* hard) {
     y = settle_tails(x, y, 0.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
     return settle_lanes(f32_lt(x, f32_splat(0.0f)), f32_splat(__builtin_nanf("")), y, hard);
-  }
-};
-
-// log2 x = k + (T2_i + log1p(r)/ln2): k exact, the bracket below 0.51.
-struct Log2Coarse : LogCoarseBase {
-  D eval(D x) const {
-    const LogPieces::Reduced q = pieces.reduce(x);
-    return q.k + fma(LogPieces::log1p_small(q.r), D(0x1.71547652b82fep+0), pieces.t_log2.lookup(q.piece));
-  }
-};
-
-// log10 x = (k log10(2) + T10_i) + log1p(r)/ln10.
-struct Log10Coarse : LogCoarseBase {
-  D eval(D x) const {
-    const LogPieces::Reduced q = pieces.reduce(x);
-    return fma(q.k, D(0x1.34413509f79ffp-2), pieces.t_log10.lookup(q.piece)) +
-           LogPieces::log1p_small(q.r) * D(0x1.bcb7b1526e50ep-2);
   }
 };
 

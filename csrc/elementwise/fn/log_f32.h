@@ -1,39 +1,48 @@
-// log on float32 lanes, correctly rounded with its own rounding test: the
-// fast path the AVX-512 row puts in front of Log (log.h), as exp_f32.h is in
-// front of Exp.  The coarse float64 evaluation it replaced there (on
-// log_coarse.h's pieces, as log2, log10 and log1p still are) ran eight
-// lanes an instruction, about 53 instructions a block of sixteen; this
-// path runs sixteen, about 34.  docs/elementwise.md ("log: the float32 path") has the error
+// ln, log2 and log10 on float32 lanes, correctly rounded with their own
+// rounding test: the fast paths the AVX-512 row puts in front of Log, Log2
+// and Log10 (log.h, log2.h, log10.h), as exp_f32.h is in front of Exp.
+// The coarse float64 evaluations they replaced there (on log_coarse.h's
+// pieces, as log1p still is) ran eight lanes an instruction, about 53
+// instructions a block of sixteen; these run sixteen, 38 to 41.
+// docs/elementwise.md ("The log family: the float32 path") has the error
 // analysis.
 //
 //   x = 2^E z,  z in [0.7421875, 1.484375),  piece i = bits 18..22 of bits(x) - bits(0.7421875)
 //   r = z c_i - 1            exact (one fma): c_i a short dyadic (polyfit.py)
-//   ln x = (E ln2_hi + T_hi) + (E ln2_lo + T_lo) + (r - r^2/2) + r^3 L(r)
+//   log_b x = E log_b(2) + T_i + (r - r^2/2) / ln b + r^3 L_b(r),  T_i = -log_b(c_i)
 //
-// E ln2_hi + T_hi is exact (one fma: both terms on the 2^-17 grid, below
-// 2^7) and takes E ln2_lo + T_lo by Fast2Sum; r - r^2/2 is s + sl exactly
-// (one fma and its error), and s joins by Fast2Sum (|T| > |s| off piece
-// 16, |E ln2| > |s| for E != 0, and 0 on piece 16 at E = 0).  The rest is
-// the low part, within 2^-34.9 of ln x (at worst just above 1, where r^3
-// L(r) is 2^-13.4 of ln x); round_proven rounds the pair.  Hard: x below
-// 2^-126 (zeros, negatives and subnormals: the bits give z only for normal
-// x; the rescue scales the subnormals), +inf and NaN.
+// r - r^2/2 is s + sl exactly (one fma and its error), and s / ln b the
+// exact pair p + pe (ln: s itself).  T_hi takes p by Fast2Sum (|T_i| > |p|
+// off piece 16, where T_i = 0), and E log_b(2)_hi, exact, takes that sum by
+// Fast2Sum (|E log_b 2| > |T_i + p| for E != 0, 0 for E = 0).  The rest is
+// the low part, within 2^-34.98 of log_b x (at worst just above 1, where
+// r^3 L_b(r) is 2^-13.4 of the result); round_proven rounds the pair.
+// Hard: x below 2^-126 (zeros, negatives and subnormals: the bits give z
+// only for normal x; the rescue scales the subnormals), +inf and NaN.
 
+struct LogF32Base {
+  float t_hi[32], t_lo[32], l[4], two[2], k[2];  // T_i, L_b, log_b(2) (hi: 15 bits), 1/ln b: pairs
+};
 struct LogF32Data {
-  float c[32], t_hi[32], t_lo[32], l[4], ln2[2];
+  float c[32];
+  LogF32Base base[3];  // ln, log2, log10
 };
 alignas(64) constexpr LogF32Data kLogF32 = {
 #include "elementwise/fn/log_table_f32.inc"
 };
 
-struct LogF32 {
-  F32Table32 c{kLogF32.c}, t_hi{kLogF32.t_hi}, t_lo{kLogF32.t_lo};
+enum class LogBase { e, two, ten };
 
-  // ln(x 2^kScale) = h + *lo (the return value is h) within 2^-34.9
+template <LogBase kBase>
+struct LogF32 {
+  static constexpr const LogF32Base& kB = kLogF32.base[static_cast<int>(kBase)];
+  F32Table32 c{kLogF32.c}, t_hi{kB.t_hi}, t_lo{kB.t_lo};
+
+  // log_b(x 2^kScale) = h + *lo (the return value is h) within 2^-34.98
   // relative, for normal positive x; other lanes hold garbage.  kScale =
   // -149 serves the subnormals (rescue), as their bit patterns' integers
-  // (x 2^149 exactly): E then reaches -149, and E ln2_hi still has at most
-  // 23 bits (ln2_hi has 15).
+  // (x 2^149 exactly): E then reaches -149, and E log_b(2)_hi still has at
+  // most 23 bits.
   template <int kScale = 0>
   F pair(F x, F* lo) const {
     // bits(x) - bits(0.7421875) = (E << 23) + (bits(z) - bits(0.7421875)):
@@ -50,20 +59,22 @@ struct LogF32 {
     const F hr = f32_mul(r, f32_splat(-0.5f));
     const F s = f32_fma(r, hr, r);
     const F sl = f32_fma(r, hr, f32_sub(r, s));
-    // E ln2 + T as the pair a2 + ae: a exactly, b rounded once (exact for
-    // E = 0), their sum by Fast2Sum (a = 0 only where b = 0).  Keeping b out
-    // of the low part keeps that part below 2^-13 of h, and with it
-    // round_proven's inner rounding (T_lo alone reaches 2^-11 of h near x
-    // = 1).
-    const F a = f32_fma(e, f32_splat(kLogF32.ln2[0]), t_hi.lookup(piece));
-    const F b = f32_fma(e, f32_splat(kLogF32.ln2[1]), t_lo.lookup(piece));
-    F ae, he;
-    const F h = two_sum_fast(two_sum_fast(a, b, &ae), s, &he);
+    // (s + sl) / ln b = p + pe + (s k_lo + sl k_hi), p + pe = s k_hi exactly.
+    F p = s, small = sl;
+    if constexpr (kBase != LogBase::e) {
+      const F k_hi = f32_splat(kB.k[0]);
+      p = f32_mul(s, k_hi);
+      small = f32_fma(sl, k_hi, f32_fma(s, f32_splat(kB.k[1]), f32_fms(s, k_hi, p)));
+    }
+    F he1, he2;
+    const F h1 = two_sum_fast(t_hi.lookup(piece), p, &he1);
+    const F e_two = kBase == LogBase::two ? e : f32_mul(e, f32_splat(kB.two[0]));  // exact
+    const F h = two_sum_fast(e_two, h1, &he2);
+    const F t = kBase == LogBase::two ? t_lo.lookup(piece) : f32_fma(e, f32_splat(kB.two[1]), t_lo.lookup(piece));
     const F r3 = f32_mul(f32_mul(r, r), r);
-    const F l = f32_fma(f32_fma(f32_fma(f32_splat(kLogF32.l[3]), r, f32_splat(kLogF32.l[2])), r,
-                                f32_splat(kLogF32.l[1])),
-                        r, f32_splat(kLogF32.l[0]));
-    *lo = f32_fma(r3, l, f32_add(f32_add(sl, he), ae));
+    const F l = f32_fma(f32_fma(f32_fma(f32_splat(kB.l[3]), r, f32_splat(kB.l[2])), r, f32_splat(kB.l[1])), r,
+                        f32_splat(kB.l[0]));
+    *lo = f32_fma(r3, l, f32_add(f32_add(f32_add(he1, he2), t), small));
     return h;
   }
 
