@@ -15,8 +15,9 @@
 // exact pair p + pe (ln: s itself).  T_hi takes p by Fast2Sum (|T_i| > |p|
 // off piece 16, where T_i = 0), and E log_b(2)_hi, exact, takes that sum by
 // Fast2Sum (|E log_b 2| > |T_i + p| for E != 0, 0 for E = 0).  The rest is
-// the low part, within 2^-34.98 of log_b x (at worst just above 1, where
-// r^3 L_b(r) is 2^-13.4 of the result); round_proven rounds the pair.
+// the low part: the pair is within 2^-35.27 of log_b x (at worst just above
+// 1, where r^3 L_b(r) is 2^-13.4 of the result), 2^-34.98 with
+// round_proven's inner rounding, which rounds the pair.
 // Hard: x below 2^-126 (zeros, negatives and subnormals: the bits give z
 // only for normal x; the rescue scales the subnormals), +inf and NaN.
 
@@ -38,7 +39,7 @@ struct LogF32 {
   static constexpr const LogF32Base& kB = kLogF32.base[static_cast<int>(kBase)];
   F32Table32 c{kLogF32.c}, t_hi{kB.t_hi}, t_lo{kB.t_lo};
 
-  // log_b(x 2^kScale) = h + *lo (the return value is h) within 2^-34.98
+  // log_b(x 2^kScale) = h + *lo (the return value is h) within 2^-35.27
   // relative, for normal positive x; other lanes hold garbage.  kScale =
   // -149 serves the subnormals (rescue), as their bit patterns' integers
   // (x 2^149 exactly): E then reaches -149, and E log_b(2)_hi still has at

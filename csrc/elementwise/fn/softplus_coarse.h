@@ -1,6 +1,6 @@
 // softplus and logsigmoid to 2^-34 relative in float64: the coarse
 // evaluations the AVX-512 row puts in front of Softplus (softplus.h) and
-// Logsigmoid (logsigmoid.h), as log_coarse.h is in front of Log: both are
+// Logsigmoid (logsigmoid.h), as log_coarse.h is in front of Log1p: both are
 // max(x, 0) + ln(1 + e^-|x|), up to signs, and the accurate evaluation's
 // exp and log each gather from a table.  Here e^-|x| uses sixteen values
 // of 2^(j/16) and ln(1 + u) the log family's sixteen pieces, all in
