@@ -3,7 +3,7 @@
 // and Log10 (log.h, log2.h, log10.h), as exp_f32.h is in front of Exp.
 // The coarse float64 evaluations they replaced there (on log_coarse.h's
 // pieces, as log1p still is) ran eight lanes an instruction, about 53
-// instructions a block of sixteen; these run sixteen, 38 to 41.
+// instructions a block of sixteen; these run sixteen, 38 to 42.
 // docs/elementwise.md ("The log family: the float32 path") has the error
 // analysis.
 //
