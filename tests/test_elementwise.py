@@ -298,6 +298,7 @@ def _range_edges(name):
             # their largest errors
             ends += [0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in (-100, -1, 0, 1, 20) for k in range(33)]
             ends += [0x3F8200C2, 0x3F820418, 0x3F8204D8, 0x3F8203D0, 0x3F82098C]
+            ends += [0x00012345, 0x00400000, 0x007FFFFF]  # subnormals, which the rescue takes as their integers
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("softplus", "logsigmoid"):
         # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal

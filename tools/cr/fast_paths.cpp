@@ -223,27 +223,35 @@ void report_gelu_tanh_pair_error() {
               worst.input);
 }
 
+// The largest relative error of a float32 path's pair h + lo (pair(x, &lo)
+// returns h) against the float64 S::eval at arg(x), over the lanes where
+// counts(x).
+template <class S, class Pair, class Arg, class Counts>
+Worst worst_pair_error(const Pair& pair, const Arg& arg, const Counts& counts) {
+  return worst_over_all_inputs([&](const float* xs, double* err) {
+    alignas(64) float hs[kFloatLanes], los[kFloatLanes];
+    alignas(64) double ref[kFloatLanes];
+    F lo;
+    const F x = f32_load(xs);
+    f32_store_raw(hs, pair(x, &lo));
+    f32_store_raw(los, lo);
+    const F a = arg(x);
+    store(ref, S::eval(widen_lo(a)));
+    store(ref + kLanes, S::eval(widen_hi(a)));
+    for (int j = 0; j < kFloatLanes; ++j)
+      err[j] = counts(xs[j]) ? std::fabs(static_cast<double>(hs[j]) + los[j] - ref[j]) / std::fabs(ref[j]) : -1.0;
+  });
+}
+
 // tanh's pair q + low before round_proven (TanhF32::magnitude) against the
 // float64 Tanh (within 12 float64 ulps), relative, over every float32 x
 // (NaN and the infinities aside; |x| > 9.5 is the clamp's tanh 9.5): the
 // measured side of its bound.
 void report_tanh_pair_error() {
   const TanhF32 tanh;
-  const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
-    alignas(64) float q[kFloatLanes], lows[kFloatLanes];
-    alignas(64) double ref[kFloatLanes];
-    F low;
-    const F x = f32_load(xs);
-    f32_store_raw(q, tanh.magnitude(x, &low));
-    f32_store_raw(lows, low);
-    const F a = f32_min(f32_splat(9.5f), f32_abs(x));
-    store(ref, Tanh::eval(widen_lo(a)));
-    store(ref + kLanes, Tanh::eval(widen_hi(a)));
-    for (int j = 0; j < kFloatLanes; ++j) {
-      const double v = static_cast<double>(q[j]) + lows[j];
-      err[j] = std::isfinite(xs[j]) && xs[j] != 0.0f ? std::fabs(v - ref[j]) / ref[j] : -1.0;
-    }
-  });
+  const Worst worst = worst_pair_error<Tanh>([&](F x, F* low) { return tanh.magnitude(x, low); },
+                                             [](F x) { return f32_min(f32_splat(9.5f), f32_abs(x)); },
+                                             [](float x) { return std::isfinite(x) && x != 0.0f; });
   std::printf("tanh pair (N = %d) max relative error 2^%.2f, at 0x%08x\n", kTanhF32N, std::log2(worst.error),
               worst.input);
 }
@@ -256,20 +264,8 @@ void report_tanh_pair_error() {
 template <LogBase kBase, class S>
 void report_log_pair_error(const char* name) {
   const LogF32<kBase> log;
-  const Worst worst = worst_over_all_inputs([&](const float* xs, double* err) {
-    alignas(64) float hs[kFloatLanes], los[kFloatLanes];
-    alignas(64) double ref[kFloatLanes];
-    F lo;
-    const F x = f32_load(xs);
-    f32_store_raw(hs, log.pair(x, &lo));
-    f32_store_raw(los, lo);
-    store(ref, S::eval(widen_lo(x)));
-    store(ref + kLanes, S::eval(widen_hi(x)));
-    for (int j = 0; j < kFloatLanes; ++j) {
-      const bool counts = xs[j] >= 0x1p-126f && std::isfinite(xs[j]) && xs[j] != 1.0f;
-      err[j] = counts ? std::fabs(static_cast<double>(hs[j]) + los[j] - ref[j]) / std::fabs(ref[j]) : -1.0;
-    }
-  });
+  const Worst worst = worst_pair_error<S>([&](F x, F* lo) { return log.pair(x, lo); }, [](F x) { return x; },
+                                          [](float x) { return x >= 0x1p-126f && std::isfinite(x) && x != 1.0f; });
   std::printf("%s pair max relative error 2^%.2f, at 0x%08x\n", name, std::log2(worst.error), worst.input);
 }
 
