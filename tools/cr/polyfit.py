@@ -222,12 +222,12 @@ def sincos_table():
 # The float32 log of the AVX-512 row (fn/log_f32.h): z in [OFF32, 2 OFF32)
 # (OFF32 = 0x3f3e0000 = 0.7421875) is cut into 32 pieces by bits 18..22 of
 # bits(z) - OFF32; piece 16 is [1 - 2^-7, 1 + 2^-6), centred on 1 in the bit
-# domain, with c = 1.  Each other c_i is the dyadic of fewest fractional
-# bits q (2^-q grid) around 2 / (lo + hi) that minimises max |z c_i - 1|
-# over the piece while keeping z c_i - 1 a float32: z is a multiple of
-# 2^-24 below 1 and of 2^-23 above, so z c_i - 1 is a multiple of 2^-(24 +
-# q) or 2^-(23 + q), and 24 bits hold it while |z c_i - 1| < 2^-q or
-# 2^(1-q).  Then r = fl(z c_i - 1) (one fma) is exact.
+# domain, with c = 1.  Each other c_i is the dyadic (on a 2^-q grid, q
+# from 2 to 11, one of the three nearest 2 / (lo + hi)) that minimises max
+# |z c_i - 1| over the piece while keeping z c_i - 1 a float32: z is a
+# multiple of 2^-24 below 1 and of 2^-23 above, so z c_i - 1 is a multiple
+# of 2^-(24 + q) or 2^-(23 + q), and 24 bits hold it while |z c_i - 1| <
+# 2^-q or 2^(1-q).  Then r = fl(z c_i - 1) (one fma) is exact.
 LOG32_OFF = 0x3F3E0000
 LOG32_ONE_INDEX = 16
 
