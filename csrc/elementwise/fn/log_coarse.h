@@ -55,23 +55,12 @@ struct LogPieces {
   }
 };
 
-// What the family's coarse evaluations share: the pieces, the window (2^-34
-// relative is below 2^19 ulps, |v| < 2^53 ulps of v) and, but for log1p's,
-// the range: hard are x <= 0, +inf and NaN (the accurate path's special
-// values).
+// What the coarse evaluations on the pieces share (log1p's here,
+// softplus's and logsigmoid's in softplus_coarse.h): the pieces and the
+// window (2^-34 relative is below 2^19 ulps, |v| < 2^53 ulps of v).
 struct LogCoarseBase {
   static constexpr int kWindow = 1 << 19;
   LogPieces pieces;
-
-  static FM outside(F x) {
-    return fm_not(fm_and(f32_lt(f32_splat(0.0f), x), f32_lt(x, f32_splat(__builtin_inff()))));
-  }
-  // Those special values' rules (Float64Tier::rescue): log(+-0) = -inf,
-  // NaN for x < 0 (-inf included), log(+inf) = +inf; log2 and log10 alike.
-  static F rescue(F x, F y, uint32_t* hard) {
-    y = settle_tails(x, y, 0.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
-    return settle_lanes(f32_lt(x, f32_splat(0.0f)), f32_splat(__builtin_nanf("")), y, hard);
-  }
 };
 
 // log1p x = log(u), u = 1 + x (exact in float64 for float32 x in (-1, 2^53)

@@ -90,8 +90,8 @@ struct LogF32 {
   }
   // The subnormals by the same steps on x 2^149 (their bits' integer,
   // converted exactly: no arithmetic on a subnormal, which costs a
-  // microcode assist on Intel's cores), then the special values' rules
-  // (log_coarse.h): -inf at +-0, NaN below 0, +inf at +inf.
+  // microcode assist on Intel's cores), then the special values' rules:
+  // -inf at +-0, NaN below 0 (-inf included), +inf at +inf.
   F rescue(F x, F y, uint32_t* hard) const {
     const FM subnormal = fm_and(f32_lt(f32_splat(0.0f), x), f32_lt(x, f32_splat(0x1p-126f)));
     if (fm_bits(subnormal) & *hard) {
@@ -101,6 +101,7 @@ struct LogF32 {
       const F v = round_proven(h, lo, &unproven);
       y = replace_lanes(subnormal, v, fm_bits(unproven), y, hard);
     }
-    return LogCoarseBase::rescue(x, y, hard);
+    y = settle_tails(x, y, 0.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
+    return settle_lanes(f32_lt(x, f32_splat(0.0f)), f32_splat(__builtin_nanf("")), y, hard);
   }
 };
