@@ -89,8 +89,9 @@ struct LogF32 {
     return y;
   }
   // The subnormals by the same steps on x 2^149 (their bits' integer,
-  // converted exactly: no arithmetic on a subnormal, which costs a
-  // microcode assist on Intel's cores), then the special values' rules:
+  // converted exactly: no arithmetic instruction takes a subnormal operand,
+  // as a multiplication by 2^23 would, at a microcode assist on Sapphire
+  // Rapids), then the special values' rules:
   // -inf at +-0, NaN below 0 (-inf included), +inf at +inf.
   F rescue(F x, F y, uint32_t* hard) const {
     const FM subnormal = fm_and(f32_lt(f32_splat(0.0f), x), f32_lt(x, f32_splat(0x1p-126f)));
