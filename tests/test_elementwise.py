@@ -245,10 +245,10 @@ def _float32_path_edges(name):
 
 def _range_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
-    fn/rsqrt_f32.h, fn/tanh_f32.h, fn/erfc_coarse.h, fn/log_coarse.h,
-    fn/softplus_coarse.h, fn/sincos_coarse.h) must hand to the float64 path
-    or settle at its range's edges, besides the hard-case table: for exp and
-    exp2, results that are powers of two approached from below (1 - 2^-26 ..
+    fn/rsqrt_f32.h, fn/tanh_f32.h, fn/log_f32.h, fn/erfc_coarse.h,
+    fn/log_coarse.h, fn/softplus_coarse.h, fn/sincos_coarse.h) must hand to
+    the float64 path or settle at its range's edges, besides the hard-case
+    table: for exp and exp2, results that are powers of two approached from below (1 - 2^-26 ..
     1 - 2^-25, and near m ln2 for every m, or near the integers), the steps
     of the reduction (k changing, for tables of 8 and 32) and the range's
     ends (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of four and
