@@ -246,24 +246,24 @@ def _float32_path_edges(name):
 def _range_edges(name):
     """The inputs a vector row's fast path (fn/exp_f32.h, fn/logistic_f32.h,
     fn/rsqrt_f32.h, fn/tanh_f32.h, fn/log_f32.h, fn/erfc_coarse.h,
-    fn/log_coarse.h, fn/softplus_coarse.h, fn/sincos_coarse.h) must hand to
-    the float64 path or settle at its range's edges, besides the hard-case
-    table: for exp and exp2, results that are powers of two approached from below (1 - 2^-26 ..
-    1 - 2^-25, and near m ln2 for every m, or near the integers), the steps
-    of the reduction (k changing, for tables of 8 and 32) and the range's
+    fn/log_coarse.h, fn/softplus_coarse.h, fn/sincos_coarse.h) must hand to the
+    float64 path or settle at its range's edges, besides the hard-case table:
+    for exp and exp2, results that are powers of two approached from below (1 -
+    2^-26 .. 1 - 2^-25, and near m ln2 for every m, or near the integers), the
+    steps of the reduction (k changing, for tables of 8 and 32) and the range's
     ends (|x| around 87, 125); for rsqrt, 2^-96 and 2^96, powers of four and
     their neighbours; for the log family, the pieces' ends, 1, powers of two
-    and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7
-    and the exponent's ends; for gelu_tanh, t(x) = -48, the clamp at +-8.87
-    and the band down to its -0 edge; for tanh, the reduction's first steps,
-    1 - 2^-m leaving the table's grid, results 1 from below, the clamp and
-    tiny x; for sigmoid and silu, the edges -48 (hard below), +-64 (e^-64
-    stands in for e^-x above 64), results 1 from below (x from 16 to 18),
-    x/2 near zero and silu's 2^-64; for erf, erfc and gelu, the pieces' ends
-    (multiples of 1/4 in |z|), the range's ends (+-4, gelu's +-5.65), erf's
-    series edge 2^-13 and tiny x; for sin and cos, the reduction's steps,
-    the floats nearest to multiples of pi/2, the range's end 2^17 and sin's
-    2^-12; for all, NaN, infinities, zeros and subnormals."""
+    and ten, and log1p's edges; for softplus and logsigmoid, e^-|x| = 2^-7 and
+    the exponent's ends; for gelu_tanh, t(x) = -48, the clamp at +-8.87 and the
+    band down to its -0 edge; for tanh, the reduction's first steps, 1 - 2^-m
+    leaving the table's grid, results 1 from below, the clamp and tiny x; for
+    sigmoid and silu, the edges -48 (hard below), +-64 (e^-64 stands in for
+    e^-x above 64), results 1 from below (x from 16 to 18), x/2 near zero and
+    silu's 2^-64; for erf, erfc and gelu, the pieces' ends (multiples of 1/4 in
+    |z|), the range's ends (+-4, gelu's +-5.65), erf's series edge 2^-13 and
+    tiny x; for sin and cos, the reduction's steps, the floats nearest to
+    multiples of pi/2, the range's end 2^17 and sin's 2^-12; for all, NaN,
+    infinities, zeros and subnormals."""
     specials = [1e-45, -1e-45, 2.0 ** -126, -(2.0 ** -126), 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
     if name in ("exp", "exp2"):
         below_one = [-(1 + i / 64) * 2.0 ** -26 for i in range(32)]
