@@ -146,6 +146,14 @@ inline F f32_scale_pow2(F a, F e, F ebits) {
   (void)e;
   return f32_mul(a, f32_add_bits(f32_splat(1.0f), ebits));
 }
+// f32_scale_pow2 in the lanes of m; elsewhere any value (the callers'
+// rescues replace those lanes).  This row computes every lane (it has no
+// masked multiply; zeroing the lanes would cost an instruction a block),
+// so a result below 2^-126 there still costs its microcode assist.
+inline F f32_scale_pow2_where(FM m, F a, F e, F ebits) {
+  (void)m;
+  return f32_scale_pow2(a, e, ebits);
+}
 inline FM f32_lt(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }

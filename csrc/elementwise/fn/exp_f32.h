@@ -177,6 +177,12 @@ struct ExpF32 {
   // a 2^m (f32_scale_pow2: rounded once, exact where the result is
   // normal) for reduce's sk and kn: m = floor(kn).
   static F scale(F a, F sk, F kn) { return f32_scale_pow2(a, kn, ExpF32Steps::exponent_bits(sk)); }
+  // scale() in the lanes of m, where the result is normal; the others, which
+  // the caller marks hard, hold any value and cost no microcode assist on
+  // the AVX-512 row (f32_scale_pow2_where).
+  static F scale_where(FM m, F a, F sk, F kn) {
+    return f32_scale_pow2_where(m, a, kn, ExpF32Steps::exponent_bits(sk));
+  }
 
   // fl32(e^x) in the lanes that are not hard; *hard: the hard lanes (bit j: lane j).
   F eval(F x, uint32_t* hard) const {
@@ -187,7 +193,7 @@ struct ExpF32 {
     const F y = round_proven(h, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
     // Exact and commuting with the rounding: the result is normal.
-    return scale(y, sk, kn);
+    return scale_where(in_range, y, sk, kn);
   }
 
   // fl32((hi + lo) 2^m), m = floor(kn) of unscaled's sk and kn, for
@@ -271,8 +277,9 @@ struct Exp2F32 {
     const F h = exp.reduced(sk, rh, rl, &lo);
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
-    *hard = fm_bits(fm_or(unproven, fm_not(f32_le(f32_abs(x), f32_splat(125.0f)))));
-    return ExpF32::scale(y, sk, kn);
+    const FM in_range = f32_le(f32_abs(x), f32_splat(125.0f));  // NaN: false
+    *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
+    return ExpF32::scale_where(in_range, y, sk, kn);
   }
 
   // 2^x rounds to +0 for x <= -150 (2^-150 is the tie between 0 and the

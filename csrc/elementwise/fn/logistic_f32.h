@@ -25,13 +25,19 @@
 struct LogisticF32 {
   ExpF32 exp;
 
-  // 1 / (1 + e^-x) = y0 + *low within 2^-35.07 relative, for x >= -48
-  // (and +inf); y0 >= 2^-69.3.
-  F reciprocal(F x, F* low) const {
+  // 1 / (1 + e^-x) = y0 + *low within 2^-35.07 relative in the lanes of
+  // *quotient, x >= -48 (and +inf); there y0 >= 2^-69.3.  The other lanes
+  // (NaN among them) hold any value: their e^-x is not scaled, so that the
+  // quotients below 2^-126 that it would give take no microcode assist
+  // (ExpF32::scale_where; sigmoid of randn * 50 took 13.6 times its time on
+  // random inputs).
+  F reciprocal(F x, F* low, FM* quotient) const {
     F lo, sk, kn, ed;
+    *quotient = f32_ge(x, f32_splat(-48.0f));
     const F h = exp.unscaled<true>(f32_min(x, f32_splat(64.0f)), &lo, &sk, &kn);
     const F ey = two_sum_fast(h, lo, &ed);
-    const F eh = ExpF32::scale(ey, sk, kn), el = ExpF32::scale(ed, sk, kn);  // 2^m, m in [-93, 70]
+    // 2^m, m in [-93, 70]
+    const F eh = ExpF32::scale_where(*quotient, ey, sk, kn), el = ExpF32::scale_where(*quotient, ed, sk, kn);
     F t;
     const F y0 = reciprocal_of_sum(f32_splat(1.0f), eh, el, &t);  // 1 and Eh: either may be the larger
     *low = f32_mul(y0, t);
@@ -40,11 +46,12 @@ struct LogisticF32 {
 };
 
 // The rounding of each function from the pair y0 + low of 1 / (1 + e^-x)
-// (LogisticF32::reciprocal), with its hard lanes in *hard.
-inline F sigmoid_from(F x, F y0, F low, FM* hard) {
+// (LogisticF32::reciprocal) in the lanes of `quotient`, with its hard lanes
+// in *hard.
+inline F sigmoid_from(F y0, F low, FM quotient, FM* hard) {
   FM unproven;
   const F y = round_proven(y0, low, &unproven);
-  *hard = fm_or(unproven, fm_not(f32_ge(x, f32_splat(-48.0f))));  // NaN: hard
+  *hard = fm_or(unproven, fm_not(quotient));  // NaN: hard
   return y;
 }
 
@@ -59,7 +66,7 @@ inline F times_pair(F x, F h, F lo, F* low) {
 }
 
 // x times the pair q + low of a logistic quotient 1 / (1 + e^-u) (silu: u =
-// x; gelu_tanh: u = t(x)), where `quotient` marks the lanes with u >= -48.
+// x; gelu_tanh: u = t(x)) in the lanes of `quotient` (u >= -48).
 inline F product_from(F x, F q, F low, FM quotient, FM* hard) {
   FM unproven;
   F pl;
@@ -76,7 +83,6 @@ inline F product_from(F x, F q, F low, FM quotient, FM* hard) {
   return f32_select(zero, x, y);
 }
 
-inline F silu_from(F x, F q, F low, FM* hard) { return product_from(x, q, low, f32_ge(x, f32_splat(-48.0f)), hard); }
 
 // The rescues of the hard lanes (run_fast).  Below the quotient's range,
 // x < -48: sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69, so exp's
@@ -125,8 +131,9 @@ struct SigmoidF32 {
 
   F eval(F x, uint32_t* hard) const {
     F low;
-    FM h;
-    const F y = sigmoid_from(x, logistic.reciprocal(x, &low), low, &h);
+    FM quotient, h;
+    const F y0 = logistic.reciprocal(x, &low, &quotient);
+    const F y = sigmoid_from(y0, low, quotient, &h);
     *hard = fm_bits(h);
     return y;
   }
@@ -138,8 +145,9 @@ struct SiluF32 {
 
   F eval(F x, uint32_t* hard) const {
     F low;
-    FM h;
-    const F y = silu_from(x, logistic.reciprocal(x, &low), low, &h);
+    FM quotient, h;
+    const F q = logistic.reciprocal(x, &low, &quotient);
+    const F y = product_from(x, q, low, quotient, &h);
     *hard = fm_bits(h);
     return y;
   }
@@ -154,9 +162,9 @@ struct SiluSigmoidF32 {
 
   std::array<F, 2> eval(F x, uint32_t* hard) const {
     F low;
-    FM hy, hs;
-    const F q = logistic.reciprocal(x, &low);
-    const F y = silu_from(x, q, low, &hy), s = sigmoid_from(x, q, low, &hs);
+    FM quotient, hy, hs;
+    const F q = logistic.reciprocal(x, &low, &quotient);
+    const F y = product_from(x, q, low, quotient, &hy), s = sigmoid_from(q, low, quotient, &hs);
     *hard = fm_bits(fm_or(hy, hs));
     return {y, s};
   }
@@ -203,22 +211,22 @@ struct GeluTanhF32 {
     return two_sum_fast(ph, f32_fma(x, ul, f32_fms(x, uh, ph)), tl);
   }
 
-  // sigmoid(t(x)) = y0 + *low within 2^-34.78 relative for t >= -48; *th:
-  // t's leading float.
-  F quotient(F x, F* low, F* th) const {
-    const F xc = f32_min(f32_max(x, f32_splat(-8.87f)), f32_splat(8.87f));  // NaN: -8.87 (hard below)
+  // sigmoid(t(x)) = y0 + *low within 2^-34.78 relative in the lanes of
+  // *in_range, t >= -48 (LogisticF32::reciprocal).
+  F quotient(F x, F* low, FM* in_range) const {
+    const F xc = f32_min(f32_max(x, f32_splat(-8.87f)), f32_splat(8.87f));  // NaN: -8.87 (out of range)
     F tl, lo;
-    *th = argument(xc, &tl);
-    const F y0 = logistic.reciprocal(*th, &lo);
+    const F th = argument(xc, &tl);
+    const F y0 = logistic.reciprocal(th, &lo, in_range);
     *low = f32_add(lo, f32_mul(f32_mul(y0, f32_sub(f32_splat(1.0f), y0)), tl));
     return y0;
   }
 
   F eval(F x, uint32_t* hard) const {
-    F low, th;
-    const F y0 = quotient(x, &low, &th);
-    FM h;
-    const F y = product_from(x, y0, low, f32_ge(th, f32_splat(-48.0f)), &h);
+    F low;
+    FM in_range, h;
+    const F y0 = quotient(x, &low, &in_range);
+    const F y = product_from(x, y0, low, in_range, &h);
     *hard = fm_bits(h);
     return y;
   }
