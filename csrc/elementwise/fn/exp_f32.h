@@ -196,10 +196,13 @@ struct ExpF32 {
     return scale_where(in_range, y, sk, kn);
   }
 
-  // fl32((hi + lo) 2^m), m = floor(kn) of unscaled's sk and kn, for
-  // results of one sign (grid: +-2^23, that sign) near or below 2^-126,
-  // where scale() would round a second time; |lo| <= ulp(hi) / 2, |hi| in
-  // [0.49, 2^8].  W = (hi + lo) 2^(m + 149), the result in units of the
+  // fl32((hi + lo) 2^m), m = floor(kn) of unscaled's sk and kn, in the
+  // lanes of `band`, for results of one sign (grid: +-2^23, that sign) near
+  // or below 2^-126, where scale() would round a second time; |lo| <=
+  // ulp(hi) / 2, |hi| in [0.49, 2^8].  The other lanes hold any value, and
+  // their W is not computed (scale_where): outside the band W falls below
+  // 2^-126 (x beyond exp's zero edge), whose microcode assists made exp's
+  // rescue half of softmax's time on logits spread as randn * 50.  W = (hi + lo) 2^(m + 149), the result in units of the
   // least subnormal, is exact as a pair (kn + 149 in place of kn; m +
   // 149 >= -8 keeps hi normal, lo may lose 2^-150).  Below 2^-126 the
   // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
@@ -210,10 +213,10 @@ struct ExpF32 {
   // (exp's pair, silu's product) plus the low part's roundings (2^-24).
   // (unscaled's reduction stays exact down to -108.7, |k| <= 5016 or 1255:
   // docs/elementwise.md, "The rescue of hard blocks".)
-  static F scale_rounded(F hi, F lo, F sk, F kn, float grid, uint32_t* hard) {
+  static F scale_rounded(FM band, F hi, F lo, F sk, F kn, float grid, uint32_t* hard) {
     const F shift = f32_splat(149.0f);
     const F sk_w = f32_add(sk, shift), kn_w = f32_add(kn, shift);
-    const F ws = scale(hi, sk_w, kn_w), ls = scale(lo, sk_w, kn_w);
+    const F ws = scale_where(band, hi, sk_w, kn_w), ls = scale_where(band, lo, sk_w, kn_w);
     const F unit = f32_splat(0x1p23f);
     const FM subnormal = f32_lt(f32_abs(ws), unit);
     const F c = f32_select(subnormal, f32_splat(grid), f32_splat(0.0f));
@@ -230,12 +233,13 @@ struct ExpF32 {
     return f32_sub_bits(w, f32_select(subnormal, unit, f32_splat(0x1p22f)));
   }
 
-  // e^x for x in (-103.972084, -87]: the results below 2^-126 and near it.
-  F below_normal(F x, uint32_t* hard) const {
+  // e^x in the lanes of `band`, x in (-103.972084, -87]: the results below
+  // 2^-126 and near it.
+  F below_normal(FM band, F x, uint32_t* hard) const {
     F lo, sk, kn, d;
     const F pair_h = unscaled(x, &lo, &sk, &kn);
     const F h = two_sum_fast(pair_h, lo, &d);
-    return scale_rounded(h, d, sk, kn, 0x1p23f, hard);
+    return scale_rounded(band, h, d, sk, kn, 0x1p23f, hard);
   }
 
   // The hard lanes' rescue (run_fast): below_normal for x in
@@ -246,7 +250,7 @@ struct ExpF32 {
     const FM band = fm_and(f32_lt(f32_splat(kExpZeroAtOrBelow), x), f32_lt(x, f32_splat(-87.0f)));
     if (fm_bits(band) & *hard) {
       uint32_t band_hard;
-      const F tiny = below_normal(x, &band_hard);
+      const F tiny = below_normal(band, x, &band_hard);
       y = replace_lanes(band, tiny, band_hard, y, hard);
     }
     return settle_tails(x, y, kExpZeroAtOrBelow, 0.0f, kExpInfAtOrAbove, __builtin_inff(), hard);

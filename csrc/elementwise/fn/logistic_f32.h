@@ -118,7 +118,7 @@ inline F silu_rescue(const ExpF32& exp, F x, F y, uint32_t* hard) {
     const F ph = times_pair(x, h, lo, &pl);
     const F p = two_sum_fast(ph, pl, &d);
     uint32_t band_hard;
-    const F s = ExpF32::scale_rounded(p, d, sk, kn, -0x1p23f, &band_hard);
+    const F s = ExpF32::scale_rounded(band, p, d, sk, kn, -0x1p23f, &band_hard);
     y = replace_lanes(band, s, band_hard, y, hard);
   }
   const FM near_zero = f32_lt(f32_abs(x), f32_splat(0x1p-64f));
