@@ -154,6 +154,15 @@ inline F f32_scale_pow2_where(FM m, F a, F e, F ebits) {
   (void)m;
   return f32_scale_pow2(a, e, ebits);
 }
+// a b and a b - c in the lanes of m (this row computes every lane).
+inline F f32_mul_where(FM m, F a, F b) {
+  (void)m;
+  return f32_mul(a, b);
+}
+inline F f32_fms_where(FM m, F a, F b, F c) {
+  (void)m;
+  return f32_fms(a, b, c);
+}
 inline FM f32_lt(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_GE_OQ)}; }

@@ -166,6 +166,9 @@ inline F f32_scale_pow2_where(FM m, F a, F e, F ebits) {
   (void)ebits;
   return {_mm512_maskz_scalef_ps(m.v, a.v, e.v)};
 }
+// a b and a b - c in the lanes of m, +0 elsewhere (no assist there).
+inline F f32_mul_where(FM m, F a, F b) { return {_mm512_maskz_mul_ps(m.v, a.v, b.v)}; }
+inline F f32_fms_where(FM m, F a, F b, F c) { return {_mm512_maskz_fmsub_ps(m.v, a.v, b.v, c.v)}; }
 inline FM f32_lt(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline FM f32_le(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline FM f32_ge(F a, F b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
