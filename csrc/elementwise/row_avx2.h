@@ -146,15 +146,18 @@ inline F f32_scale_pow2(F a, F e, F ebits) {
   (void)e;
   return f32_mul(a, f32_add_bits(f32_splat(1.0f), ebits));
 }
-// f32_scale_pow2 in the lanes of m; elsewhere any value (the callers'
-// rescues replace those lanes).  This row computes every lane (it has no
-// masked multiply; zeroing the lanes would cost an instruction a block),
-// so a result below 2^-126 there still costs its microcode assist.
+// f32_scale_pow2 in the lanes of m, +0 elsewhere (a finite a; the callers'
+// rescues replace those lanes): 2^n is zeroed there, so that no product
+// lands below 2^-126 and takes a microcode assist.  One instruction more a
+// block than the AVX-512 row's masked vscalefps; forced on Sapphire Rapids,
+// 64K, 1 thread, new / old: exp 1.02, sigmoid 1.01, silu 1.00, exp2 0.99
+// on random inputs (the noise's size), sigmoid of randn * 50 0.38.
 inline F f32_scale_pow2_where(FM m, F a, F e, F ebits) {
-  (void)m;
-  return f32_scale_pow2(a, e, ebits);
+  (void)e;
+  return f32_mul(a, {_mm256_and_ps(m.v, f32_add_bits(f32_splat(1.0f), ebits).v)});
 }
-// a b and a b - c in the lanes of m (this row computes every lane).
+// a b and a b - c in the lanes of m; this row computes every lane (rsqrt's
+// products, whose assists would come for inputs beyond 2^96 only).
 inline F f32_mul_where(FM m, F a, F b) {
   (void)m;
   return f32_mul(a, b);
