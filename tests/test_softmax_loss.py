@@ -68,6 +68,22 @@ def test_long_line_softmax(shape, threads, gen, isa):
         torch.set_num_threads(saved)
 
 
+def test_tiny_exponentials(isa):
+    """Lines whose e = exp(x - m) reach below 2^-126 (logits spread by more
+    than 87): their division goes through float64 (lines.inc, divide), and
+    every quotient, the subnormal ones and those next to 2^-126 included,
+    must be the IEEE float32 one; sums from 1 to about 400."""
+    steps = torch.linspace(86.0, 104.5, 1000)
+    lines = [torch.cat([torch.zeros(k), -steps - 0.37 * j]) for j, k in enumerate((1, 2, 7, 40, 400))]
+    n = max(len(t) for t in lines)
+    x = torch.stack([torch.cat([t, torch.full((n - len(t),), -INF)]) for t in lines])
+    for log in (False, True):
+        got = cpu.softmax(x, 1, log=log)
+        assert_bitwise_equal(got, ref.softmax(x, 1, log=log), f"log={log}")
+    tiny = cpu.softmax(x, 1, log=False)
+    assert bool(((tiny > 0) & (tiny < 2.0 ** -126)).any())  # the lines reach the subnormal quotients
+
+
 def test_special_rows(isa):
     rows = torch.tensor([[-INF, -INF, -INF], [INF, 0.0, 1.0], [NAN, 0.0, 1.0], [-0.0, -INF, -INF],
                          [0.0, 0.0, 0.0], [-1e30, 1e30, 0.0]])
