@@ -178,8 +178,8 @@ struct ExpF32 {
   // normal) for reduce's sk and kn: m = floor(kn).
   static F scale(F a, F sk, F kn) { return f32_scale_pow2(a, kn, ExpF32Steps::exponent_bits(sk)); }
   // scale() in the lanes of m, where the result is normal; the others, which
-  // the caller marks hard, hold any value and cost no microcode assist on
-  // the AVX-512 row (f32_scale_pow2_where).
+  // the caller marks hard, hold +0 (for finite a) and cost no microcode
+  // assist (f32_scale_pow2_where).
   static F scale_where(FM m, F a, F sk, F kn) {
     return f32_scale_pow2_where(m, a, kn, ExpF32Steps::exponent_bits(sk));
   }
@@ -202,9 +202,10 @@ struct ExpF32 {
   // ulp(hi) / 2, |hi| in [0.49, 2^8].  The other lanes hold any value, and
   // their W is not computed (scale_where): outside the band W falls below
   // 2^-126 (x beyond exp's zero edge), whose microcode assists made exp's
-  // rescue half of softmax's time on logits spread as randn * 50.  W = (hi + lo) 2^(m + 149), the result in units of the
-  // least subnormal, is exact as a pair (kn + 149 in place of kn; m +
-  // 149 >= -8 keeps hi normal, lo may lose 2^-150).  Below 2^-126 the
+  // rescue half of softmax's time on logits spread as randn * 50.  W = (hi
+  // + lo) 2^(m + 149), the result in units of the least subnormal, is
+  // exact as a pair (kn + 149 in place of kn; m + 149 >= -8 keeps hi
+  // normal, lo may lose 2^-150).  Below 2^-126 the
   // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
   // is the result's scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
   // in [2^23, 2^24) in magnitude, whose floats are the integers), Fast2Sum

@@ -83,7 +83,6 @@ inline F product_from(F x, F q, F low, FM quotient, FM* hard) {
   return f32_select(zero, x, y);
 }
 
-
 // The rescues of the hard lanes (run_fast).  Below the quotient's range,
 // x < -48: sigmoid(x) = e^x (1 - d), 0 < d = sigmoid(x) < 2^-69, so exp's
 // pair and its bound (2^-34.74, rounding slack included, of the 2^-34.5
