@@ -61,6 +61,12 @@ void count_wrong(uint32_t m, int64_t* wrong2, int64_t* wrong1) {
   *wrong1 += w1;
 }
 
+// The mantissa of divisor i of a sample in [1, 2): the `nearest` nearest 2
+// first, then others spread over the binade (a multiplicative hash).
+uint32_t divisor_mantissa(int64_t i, int64_t nearest) {
+  return i < nearest ? 0x7FFFFFu - static_cast<uint32_t>(i) : static_cast<uint32_t>(i * 2654435761u) & 0x7FFFFFu;
+}
+
 // Wrong quotients of the float64 route over every dividend a in (0, b
 // 2^-125).
 int64_t count_wrong_float64(float b) {
@@ -83,19 +89,15 @@ int main(int argc, char** argv) {
   int64_t wrong2 = 0, wrong1 = 0;
 #pragma omp parallel for reduction(+ : wrong2, wrong1) schedule(dynamic, 4)
   for (int64_t i = 0; i < divisors; ++i) {
-    const uint32_t m = all ? static_cast<uint32_t>(i)
-                           : i < 4096 ? 0x7FFFFFu - static_cast<uint32_t>(i)
-                                      : static_cast<uint32_t>(i * 2654435761u) & 0x7FFFFFu;
-    count_wrong(m, &wrong2, &wrong1);
+    count_wrong(all ? static_cast<uint32_t>(i) : divisor_mantissa(i, 4096), &wrong2, &wrong1);
   }
   std::printf("%lld divisors x 2^23 dividends: q2 (two corrections) %lld wrong, q1 (one) %lld wrong\n",
               static_cast<long long>(divisors), static_cast<long long>(wrong2), static_cast<long long>(wrong1));
   int64_t wrong64 = 0;
 #pragma omp parallel for reduction(+ : wrong64) schedule(dynamic, 1)
   for (int i = 0; i < 64 + 16; ++i) {
-    const int j = i % 64;
-    const uint32_t m = j < 32 ? 0x7FFFFFu - static_cast<uint32_t>(j) : static_cast<uint32_t>(j * 2654435761u) & 0x7FFFFFu;
-    wrong64 += count_wrong_float64(from_bits(0x3F800000u | m) * (i < 64 ? 1.0f : 0x1p9f));
+    const float b = from_bits(0x3F800000u | divisor_mantissa(i % 64, 32));
+    wrong64 += count_wrong_float64(b * (i < 64 ? 1.0f : 0x1p9f));
   }
   std::printf("80 divisors, every dividend below 2^-125 times the divisor: float64 route %lld wrong\n",
               static_cast<long long>(wrong64));

@@ -202,12 +202,12 @@ struct ExpF32 {
   // ulp(hi) / 2, |hi| in [0.49, 2^8].  The other lanes hold any value, and
   // their W is not computed (scale_where): outside the band W falls below
   // 2^-126 (x beyond exp's zero edge), whose microcode assists made exp's
-  // rescue half of softmax's time on logits spread as randn * 50.  W = (hi
-  // + lo) 2^(m + 149), the result in units of the least subnormal, is
-  // exact as a pair (kn + 149 in place of kn; m + 149 >= -8 keeps hi
-  // normal, lo may lose 2^-150).  Below 2^-126 the
-  // float32 grid is W's integer grid; from 2^-126 on, W's own float32 grid
-  // is the result's scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
+  // rescue half of softmax's time on logits spread as randn * 50.
+  // W = (hi + lo) 2^(m + 149), the result in units of the least subnormal,
+  // is exact as a pair (kn + 149 in place of kn; m + 149 >= -8 keeps hi
+  // normal, lo may lose 2^-150).  Below 2^-126 the float32 grid is W's
+  // integer grid; from 2^-126 on, W's own float32 grid is the result's
+  // scaled.  So c = +-2^23 is added where |W| < 2^23 (c + W
   // in [2^23, 2^24) in magnitude, whose floats are the integers), Fast2Sum
   // keeps the sum exact as a pair, and round_proven rounds it: its margin
   // 2^-34.5 |c + W| >= 2^-11.5 covers an error of 2^-34.58 |W| <= 2^-11.58
