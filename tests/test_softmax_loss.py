@@ -84,6 +84,31 @@ def test_tiny_exponentials(isa):
     assert bool(((p > 0) & (p < 2.0 ** -126)).any())  # the lines reach the subnormal quotients
 
 
+@pytest.mark.parametrize("n", [16, 17, 63, 64, 65, 100, 128, 1000])
+def test_line_maximum(n, isa):
+    """The line's max m, which every forward starts from (each row's reduce
+    max_value: on the AVX-512 row sixteen lanes, four vectors at a time,
+    the last partial vector padded with -inf), wherever the maximum lies:
+    in the bulk, in the last vector, first.  A lone -0.0 among -inf shows
+    m's sign: log_softmax there is (-0) - m - log 1, +0.0 for m = -0.0 and
+    -0.0 for a +0.0 that padding or a fold made up.  NaN anywhere gives a
+    line of canonical NaN."""
+    lines = []
+    for at in sorted({0, n // 2, n - 16, n - 1}):
+        lone = torch.full((n,), -INF)
+        lone[at] = -0.0
+        peak = torch.linspace(-3.0, -1.0, n)
+        peak[at] = -0.5
+        nan = torch.linspace(-3.0, 2.0, n)
+        nan[at] = NAN
+        lines += [lone, peak, nan]
+    lines.append(torch.full((n,), -INF))
+    x = torch.stack(lines)
+    for log in (False, True):
+        assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log), f"log={log}")
+    assert_bitwise_equal(cpu.logsumexp(x, (1,), False), ref.logsumexp(x, (1,), False))
+
+
 def test_special_rows(isa):
     rows = torch.tensor([[-INF, -INF, -INF], [INF, 0.0, 1.0], [NAN, 0.0, 1.0], [-0.0, -INF, -INF],
                          [0.0, 0.0, 0.0], [-1e30, 1e30, 0.0]])

@@ -76,6 +76,7 @@ void sum_segment(const Kernels& k, const Segment& s, Order order, float* out, bo
 
 const Kernels& kernels(Isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
+  if (isa >= Isa::avx512) return avx512_kernels();
   if (isa >= Isa::avx2) return kAvx2Kernels;
 #endif
   (void)isa;

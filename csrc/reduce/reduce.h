@@ -70,6 +70,7 @@ struct Kernels {
 const Kernels& kernels(Isa isa);
 extern const Kernels kGenericKernels;
 extern const Kernels kAvx2Kernels;
+const Kernels& avx512_kernels();  // (x86 only)
 
 // Entry points (threaded).  `out` has P1*P0 floats (and `index` as many
 // int64 for extrema).

@@ -1,6 +1,6 @@
 // AVX-512 row of the softmax line kernels: the portable text compiled for
 // sixteen float32 lanes (GCC would otherwise prefer 256-bit vectors).  The
-// reductions it calls (max, sums) keep their AVX2 rows.
+// reductions it calls are reduce's AVX-512 row: its own max, the AVX2 sums.
 #if defined(__x86_64__) || defined(__i386__)
 #include <cmath>
 
