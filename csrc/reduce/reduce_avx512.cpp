@@ -1,10 +1,11 @@
 // AVX-512 row of the reduction kernel table: the AVX2 row's kernels but
-// max_value, which softmax's every line begins with.  The sums keep their
-// AVX2 rows (their chains are bound by the adds' latency, not by the width);
-// the max is a pass of independent maxima, and at sixteen lanes its
-// instructions are half the AVX2 row's, whose NaN test costs a compare and
-// an or beside each max: softmax 16x512x512 took 0.86-0.88 of its time with
-// it, log_softmax 0.94-0.96 (docs/PERFORMANCE.md, twenty-sixth round).
+// max_value, which softmax's every line begins with.  The max is a pass of
+// independent maxima, whose NaN test costs a compare and an or beside each
+// max on eight lanes; on sixteen, a compare into a mask and a kor: half
+// the instructions an element.  softmax 16x512x512 took 0.88 / 0.94 of its
+// time with it (1 / 2 threads), log_softmax 0.90 / 0.93 (docs/PERFORMANCE.md,
+// twenty-sixth round).  The sums' chains keep the AVX2 row, whose lines go
+// through transposes eight lanes at a time.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
