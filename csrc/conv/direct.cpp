@@ -36,6 +36,15 @@ void place(const float* src, int64_t h, int64_t w, float* dst, int64_t rows, int
     if (c1 > c0) std::memcpy(dst + (r + top) * cols + left + c0, src + r * w + c0, (c1 - c0) * sizeof(float));
 }
 
+// Scratch for `floats` of padded planes and the correlation's column slack
+// after them (zeroed: the lanes read there are never stored, but need not
+// be garbage).
+float* padded_planes(int64_t floats, const direct::Kernels& k) {
+  float* p = thread_scratch(static_cast<size_t>(floats + k.column_slack), Scratch::conv_cols);
+  std::fill_n(p + floats, k.column_slack, 0.0f);
+  return p;
+}
+
 // One correlation per (image, group), whole jobs per thread.
 template <class Job>
 void per_image_group(const Geometry& g, int64_t flops_per_job, const Job& job) {
@@ -52,27 +61,34 @@ bool direct_applies(const Geometry& g) {
   // sides: there im2col's copies and small GEMM tiles cost more than the
   // convolution itself (LeNet's layers: 3-4x faster direct; a 64-channel
   // layer is faster as GEMM).  Depthwise layers included: (32, 64, 56, 56)
-  // 3x3 forward 5.7 ms direct against 23 ms as GEMMs.
+  // 3x3 forward 5.7 ms direct against 23 ms as GEMMs.  A row whose tiles
+  // hold more chains takes more input channels on rows of a vector or more
+  // (Kernels::wide_in_channels); below a vector most lanes idle ((32, 64,
+  // 8, 8) to 64: 1.8x the GEMMs' time).
+  const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return g.sh == 1 && g.sw == 1 && cg <= 16 && ocg <= 32;
+  return g.sh == 1 && g.sw == 1 && ocg <= 32 && (cg <= 16 || (cg <= k.wide_in_channels && g.ow >= k.lanes));
 }
 
 bool direct_weight_applies(const Geometry& g) {
   // The weight gradient's vectors run over output channels: with fewer than
   // 4 per group most lanes idle (depthwise, as above: 101 ms direct against
-  // 30 ms as GEMMs).
-  return direct_applies(g) && g.oc / g.groups >= 4;
+  // 30 ms as GEMMs).  Its kernel reads the input planes at every tap for
+  // every position, so it keeps to 16 input channels: at 32 ((32, 32, 32,
+  // 32) to 32) it took 1.4-1.5 times the GEMMs' time.
+  const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+  return g.sh == 1 && g.sw == 1 && cg <= 16 && ocg <= 32 && ocg >= 4;
 }
 
 void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
   const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.oh * g.ow;
-  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = round_up(g.ow, k.block_columns) + (g.kw - 1) * g.dw;
+  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw;
   std::vector<int64_t> roff(g.kh), coff(g.kw);
   for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh;
   for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw;
   per_image_group(g, 2 * ocg * cg * kk * P, [&](int64_t n, int64_t gr) {
-    float* xp = thread_scratch(static_cast<size_t>(cg * rows * cols), Scratch::conv_cols);
+    float* xp = padded_planes(cg * rows * cols, k);
     const float* xg = x + (n * g.c + gr * cg) * g.h * g.w;
     for (int64_t i = 0; i < cg; ++i) place(xg + i * g.h * g.w, g.h, g.w, xp + i * rows * cols, rows, cols, g.ph, g.pw);
     const direct::Correlation c{xp, rows * cols, cols, w + gr * ocg * cg * kk, cg * kk, kk, cg, g.kh, g.kw,
@@ -89,12 +105,12 @@ void direct_grad_input(const Geometry& g, const float* dy, const float* w, float
   // (top, left) makes every offset non-negative.
   const int64_t top = std::max<int64_t>(0, (g.kh - 1) * g.dh - g.ph);
   const int64_t left = std::max<int64_t>(0, (g.kw - 1) * g.dw - g.pw);
-  const int64_t rows = g.h + g.ph + top, cols = round_up(g.w, k.block_columns) + g.pw + left;
+  const int64_t rows = g.h + g.ph + top, cols = g.w + g.pw + left;
   std::vector<int64_t> roff(g.kh), coff(g.kw);
   for (int64_t a = 0; a < g.kh; ++a) roff[a] = g.ph - a * g.dh + top;
   for (int64_t b = 0; b < g.kw; ++b) coff[b] = g.pw - b * g.dw + left;
   per_image_group(g, 2 * ocg * cg * kk * P, [&](int64_t n, int64_t gr) {
-    float* dyp = thread_scratch(static_cast<size_t>(ocg * rows * cols), Scratch::conv_cols);
+    float* dyp = padded_planes(ocg * rows * cols, k);
     const float* dyg = dy + (n * g.oc + gr * ocg) * g.oh * g.ow;
     for (int64_t o = 0; o < ocg; ++o)
       place(dyg + o * g.oh * g.ow, g.oh, g.ow, dyp + o * rows * cols, rows, cols, top, left);

@@ -33,7 +33,8 @@ namespace direct {
 
 // out[o][r][s] = fmachain over (i, a, b) ascending of w[o*w_o + i*w_i + a*kb + b] *
 // src[i*src_ch + (r + roff[a]) * src_row + s + coff[b]], for o in [o0, o1), every r < rows, s < cols.
-// src must be readable up to column (cols rounded up to `block_columns`) + max coff.
+// A correlate step reads whole vectors: src must be readable `column_slack`
+// floats past the last row's last tap (the lanes past `cols` are never stored).
 struct Correlation {
   const float* src;
   int64_t src_ch, src_row;
@@ -67,8 +68,10 @@ struct WeightGrad {
 
 // Every ISA's row: the same chains on different vector widths.
 struct Kernels {
-  int block_columns;  // output columns one correlate step may compute (src's column slack)
-  int channel_lanes;  // output channels per vector in weight_grad
+  int lanes;
+  int column_slack;      // floats a correlate step may read past a row's last tap (its widest step's columns)
+  int wide_in_channels;  // input channels per group a correlation takes on rows of a vector or more
+  int channel_lanes;     // output channels per vector in weight_grad
   void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
   void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
   // dy's planes (oc x P) as rows of ocp channels, WeightGrad's dyt.

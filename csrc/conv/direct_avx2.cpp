@@ -16,13 +16,15 @@ namespace {
 struct V {
   using T = __m256;
   static constexpr int kLanes = 8;
+  // correlate's tiles (direct_rows.inc): 8 chains
+  static constexpr int kAccumulators = 8, kWideVectors = 2, kRowsMedium = 1, kRowsNarrow = 2;
+  static constexpr int kWideInChannels = 16;  // direct_applies: measured against im2col + GEMM
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
-  static void store_first(float* p, T v, int n) {  // a masked store: no partial reads of a spilled vector
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    _mm256_maskstore_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane), v);
-  }
+  static __m256i first(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  static T load_first(const float* p, int n) { return _mm256_maskload_ps(p, first(n)); }
+  static void store_first(float* p, T v, int n) { _mm256_maskstore_ps(p, first(n), v); }  // no partial reads of a spilled vector
   static T bcast(float x) { return _mm256_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T canonical(T v) { return avx2::canonical_nan8(v); }

@@ -18,9 +18,13 @@ namespace {
 struct V {
   using T = __m512;
   static constexpr int kLanes = 16;
+  // correlate's tiles (direct_rows.inc): 24 of the 32 registers hold chains
+  static constexpr int kAccumulators = 24, kWideVectors = 4, kRowsMedium = 2, kRowsNarrow = 3;
+  static constexpr int kWideInChannels = 32;  // direct_applies: measured against im2col + GEMM
   static T zero() { return _mm512_setzero_ps(); }
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static T load_first(const float* p, int n) { return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p); }
   static void store_first(float* p, T v, int n) { _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v); }
   static T bcast(float x) { return _mm512_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }

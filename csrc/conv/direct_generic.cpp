@@ -13,9 +13,13 @@ namespace {
 struct V {
   using T = float;
   static constexpr int kLanes = 1;
+  // correlate's tiles (direct_rows.inc): 8 chains
+  static constexpr int kAccumulators = 8, kWideVectors = 2, kRowsMedium = 1, kRowsNarrow = 2;
+  static constexpr int kWideInChannels = 16;  // direct_applies: measured against im2col + GEMM
   static T zero() { return 0.0f; }
   static T load(const float* p) { return *p; }
   static void store(float* p, T v) { *p = v; }
+  static T load_first(const float* p, int) { return *p; }
   static void store_first(float* p, T v, int) { *p = v; }
   static T bcast(float x) { return x; }
   static T fma(T a, T b, T c) { return std::fma(a, b, c); }
