@@ -89,9 +89,21 @@ void shifted_plane(const Shift& s, const float* src, int64_t j0, int64_t ncols, 
   zero_positions(a, ca);
   if (cb > ca) std::memcpy(dst + (ca - j0), src + ca + shift, static_cast<size_t>(cb - ca) * sizeof(float));
   zero_positions(cb, b);
+  // Each row's columns outside [left, right): one or two floats at a 3 x 3
+  // kernel's side taps, none at its centre.  Rows wholly inside the run take
+  // plain stores; clipping is for the run's first and last rows (at 16 x 16
+  // planes the clipped calls on every row cost as much as the copy).
+  const int64_t left = std::max<int64_t>(s.c_lo, 0), right = std::min(s.c_hi, w);
+  if (left == 0 && right == w) return;
   for (int64_t rs = a / w * w; rs < b; rs += w) {
-    zero_positions(std::max(rs, a), std::min(rs + std::max<int64_t>(s.c_lo, 0), b));
-    zero_positions(std::max(rs + std::min(s.c_hi, w), a), std::min(rs + w, b));
+    if (rs >= a && rs + w <= b) {
+      float* d = dst + (rs - j0);
+      for (int64_t c = 0; c < left; ++c) d[c] = 0.0f;
+      for (int64_t c = right; c < w; ++c) d[c] = 0.0f;
+      continue;
+    }
+    zero_positions(std::max(rs, a), std::min(rs + left, b));
+    zero_positions(std::max(rs + right, a), std::min(rs + w, b));
   }
 }
 
