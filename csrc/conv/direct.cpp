@@ -73,11 +73,14 @@ bool direct_applies(const Geometry& g) {
 bool direct_weight_applies(const Geometry& g) {
   // The weight gradient's vectors run over output channels: with fewer than
   // 4 per group most lanes idle (depthwise, as above: 101 ms direct against
-  // 30 ms as GEMMs).  Its kernel reads the input planes at every tap for
-  // every position, so it keeps to 16 input channels: at 32 ((32, 32, 32,
-  // 32) to 32) it took 1.4-1.5 times the GEMMs' time.
+  // 30 ms as GEMMs).  Its input channels are the taps' rows of the chains,
+  // which blocks of taps take in turn while a chunk of images stays in L2:
+  // up to 64 of them it beats im2col and the GEMM (new / old time, 2
+  // threads: (32, 32, 32, 32) to 32 channels 0.81, (32, 64, 32, 32) 0.72,
+  // (32, 32, 16, 16) 0.72-0.74 on the AVX-512 row, 0.91-0.98 on AVX2);
+  // with 64 outputs it only ties ((32, 64, 16, 16) to 64: 1.01).
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return g.sh == 1 && g.sw == 1 && cg <= 16 && ocg <= 32 && ocg >= 4;
+  return g.sh == 1 && g.sw == 1 && cg <= 64 && ocg <= 32 && ocg >= 4;
 }
 
 void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
@@ -129,11 +132,15 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
   std::vector<int64_t> roff(g.kh), coff(g.kw);
   for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh;
   for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw;
-  // Images in chunks whose padded input and transposed dy fit the scratch
-  // budget; the chains continue from chunk to chunk (accumulate).
-  const int64_t per_image = cg * plane + P * ocp;
-  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / per_image);
+  // Images in chunks whose padded input and transposed dy stay in L2 while
+  // every block of taps passes over them (half a MB; at least an image per
+  // thread, which prepare them); the chains continue from chunk to chunk
+  // (accumulate).  Chunks of 16 MB, as before, had each of a 32-channel
+  // layer's 36 tap blocks stream dy from memory: new / old time, (32, 16,
+  // 32, 32) to 32 channels, 1 thread 0.61-0.64, 2 threads 0.58-0.59.
   const int threads = threads_for(2 * ocg * K * P * g.n, int64_t{1} << 21);
+  const int64_t per_image = cg * plane + P * ocp;
+  const int64_t chunk = std::max<int64_t>(threads, (int64_t{1} << 17) / per_image);
   for (int64_t gr = 0; gr < g.groups; ++gr) {
     for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
       const int64_t images = std::min(chunk, g.n - n0);
