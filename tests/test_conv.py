@@ -60,12 +60,12 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
 # Fixed geometries on both sides of the direct path's bounds (stride 1,
 # at most 32 outputs and 16 inputs per group, 32 on the AVX-512 row for
 # outputs a vector wide or more; the weight gradient at most 64 inputs and
-# 4 to 32 outputs per group): the random ones above have few channels,
-# so these keep stride-1 im2col tested, and pin the direct path's edges
-# (padding beyond the kernel, dilation, groups) and its tiles (rows of one
-# to four vectors, the last channels and rows of a layer in smaller tiles,
-# chains in several passes over the input channels, the weight gradient's
-# chains over several chunks of images).
+# 4 to 32 outputs per group, 64 where two images fit in 2 MB): the random
+# ones above have few channels, so these keep stride-1 im2col tested, and
+# pin the direct path's edges (padding beyond the kernel, dilation, groups)
+# and its tiles (rows of one to four vectors, the last channels and rows of
+# a layer in smaller tiles, chains in several passes over the input
+# channels, the weight gradient's chains over several chunks of images).
 BOUNDARY_GEOMETRIES = {
     "direct-at-bounds": (2, 16, 9, 8, 32, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
@@ -93,6 +93,7 @@ BOUNDARY_GEOMETRIES = {
     "direct-channel-passes-5x5": (1, 32, 6, 17, 5, 5, 5, (1, 1), (2, 2), (1, 1), 1),
     "direct-weight-grad-chunks": (3, 40, 40, 40, 6, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "gemm-weight-grad-65-channels": (1, 65, 12, 30, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "direct-weight-grad-50-outputs": (2, 8, 6, 9, 50, 3, 3, (1, 1), (1, 1), (1, 1), 1),
 }
 
 

@@ -45,6 +45,14 @@ float* padded_planes(int64_t floats, const direct::Kernels& k) {
   return p;
 }
 
+// The floats of one image (of a group) in the weight gradient's chunks: its
+// padded input planes and its dy as rows of channels.
+int64_t weight_grad_floats(const Geometry& g, const direct::Kernels& k) {
+  const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
+  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw;
+  return cg * rows * cols + g.oh * g.ow * round_up(ocg, k.channel_lanes);
+}
+
 // One correlation per (image, group), whole jobs per thread.
 template <class Job>
 void per_image_group(const Geometry& g, int64_t flops_per_job, const Job& job) {
@@ -78,9 +86,12 @@ bool direct_weight_applies(const Geometry& g) {
   // up to 64 of them it beats im2col and the GEMM (new / old time, 2
   // threads: (32, 32, 32, 32) to 32 channels 0.81, (32, 64, 32, 32) 0.72,
   // (32, 32, 16, 16) 0.72-0.74 on the AVX-512 row, 0.91-0.98 on AVX2);
-  // with 64 outputs it only ties ((32, 64, 16, 16) to 64: 1.01).
+  // with 64 outputs it wins while two images' chunk fits a 2 MB L2 ((32,
+  // 64, 8, 8) to 64: 0.80, (8, 64, 32, 32) 0.89, (32, 64, 16, 16) 0.93), and
+  // loses beyond ((8, 64, 56, 56): 1.12).
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return g.sh == 1 && g.sw == 1 && cg <= 64 && ocg <= 32 && ocg >= 4;
+  const bool fits = ocg <= 32 || (ocg <= 64 && 2 * weight_grad_floats(g, kernels()) <= int64_t{1} << 19);
+  return g.sh == 1 && g.sw == 1 && cg <= 64 && ocg >= 4 && fits;
 }
 
 void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
@@ -139,8 +150,7 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
   // layer's 36 tap blocks stream dy from memory: new / old time, (32, 16,
   // 32, 32) to 32 channels, 1 thread 0.61-0.64, 2 threads 0.58-0.59.
   const int threads = threads_for(2 * ocg * K * P * g.n, int64_t{1} << 21);
-  const int64_t per_image = cg * plane + P * ocp;
-  const int64_t chunk = std::max<int64_t>(threads, (int64_t{1} << 17) / per_image);
+  const int64_t chunk = std::max<int64_t>(threads, (int64_t{1} << 17) / weight_grad_floats(g, k));
   for (int64_t gr = 0; gr < g.groups; ++gr) {
     for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
       const int64_t images = std::min(chunk, g.n - n0);
