@@ -18,8 +18,10 @@ the last dim), layer_norm (ROWSxN: forward and backward, always as --step
 runs them), batch_norm (NxCxL, training, likewise), group_norm (NxCxLxG: x (N, C, L) in G
 groups, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
 linear on one sample computes it: the dot rows), mm (MxKxN: row-major (M,
-K) times row-major (K, N), the GEMM driver and micro-kernels), or any
-correctly rounded unary function's name.
+K) times row-major (K, N), the GEMM driver and micro-kernels), conv_forward,
+conv_grad_input, conv_grad_weight (NxCxHxOC: a 3x3 convolution with padding 1
+of (N, C, H, H) to OC channels, one of its three kernels; the forward with a
+bias), or any correctly rounded unary function's name.
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
@@ -48,6 +50,7 @@ from repdl.backends.cpu.elementwise import _INDEX
 
 _SOFTMAX = {"softmax": (0, False), "log_softmax": (1, False),
             "softmax_backward": (0, True), "log_softmax_backward": (1, True)}
+_CONV = ("conv_forward", "conv_grad_input", "conv_grad_weight")
 
 
 def load(path, tag):
@@ -82,6 +85,8 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         *shape, groups = shape
         return group_norm_step(repdl.random.randn(*shape) * 3, repdl.random.randn(*shape),
                                repdl.random.randn(shape[1]), repdl.random.randn(shape[1]), groups)
+    if case in _CONV:
+        return conv_call(case, shape)
     if case == "mm":
         if len(shape) != 3:
             raise SystemExit("mm takes a shape MxKxN")
@@ -129,10 +134,42 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: "
-                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_INDEX])}")
+                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_CONV, *_INDEX])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     x = domain(case, x)  # as bench_in_cache.py times it (sqrt of a negative is NaN, a different case)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
+
+
+def conv_call(case, shape):
+    """One kernel of a 3x3 convolution with padding 1, (N, C, H, H) to OC
+    channels: (run(C, out), torch's call of the same kernel)."""
+    if len(shape) != 4:
+        raise SystemExit(f"{case} takes a shape NxCxHxOC")
+    n, c, h, oc = shape
+    x, w, b, dy = (repdl.random.randn(n, c, h, h), repdl.random.randn(oc, c, 3, 3), repdl.random.randn(oc),
+                   repdl.random.randn(n, oc, h, h))
+    geometry = (n, c, h, h, oc, 3, 3, h, h, 1, 1, 1, 1, 1, 1, 1)  # conv.h's Geometry
+
+    def torch_backward(mask):
+        return torch.ops.aten.convolution_backward(dy, x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, mask)
+
+    if case == "conv_forward":
+        return (lambda C, out: C.conv_forward(*geometry, x.data_ptr(), w.data_ptr(), b.data_ptr(), out.data_ptr())
+                or out, lambda: torch.nn.functional.conv2d(x, w, b, padding=1))
+    if case == "conv_grad_input":
+        return (lambda C, out: C.conv_grad_input(*geometry, dy.data_ptr(), w.data_ptr(), out.data_ptr()) or out,
+                lambda: torch_backward([True, False, False]))
+    return (lambda C, out: C.conv_grad_weight(*geometry, x.data_ptr(), dy.data_ptr(), out.data_ptr()) or out,
+            lambda: torch_backward([False, True, False]))
+
+
+def output_shape(case, shape):
+    if case == "mm":
+        return shape[0], shape[2]
+    if case in _CONV:
+        n, c, h, oc = shape
+        return {"conv_forward": (n, oc, h, h), "conv_grad_input": (n, c, h, h), "conv_grad_weight": (oc, c, 3, 3)}[case]
+    return shape
 
 
 def norm_step(kernels, shape, stats, params, x, g, w, b, torch_norm):
@@ -232,8 +269,7 @@ def main():
     if args.isa:
         for C in builds.values():
             C.set_isa(args.isa)
-    out_shape = (shape[0], shape[2]) if args.case == "mm" else shape
-    outs = {k: torch.empty(out_shape) for k in builds}
+    outs = {k: torch.empty(output_shape(args.case, shape)) for k in builds}
     last = {}  # each build's last result
     times = {k: [] for k in [*builds, "torch"]}
     calls = {**{k: (lambda C=C, k=k: last.__setitem__(k, run(C, outs[k]))) for k, C in builds.items()},
