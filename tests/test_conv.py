@@ -64,8 +64,9 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
 # ones above have few channels, so these keep stride-1 im2col tested, and
 # pin the direct path's edges (padding beyond the kernel, dilation, groups)
 # and its tiles (rows of one to four vectors, the last channels and rows of
-# a layer in smaller tiles, chains in several passes over the input
-# channels, the weight gradient's chains over several chunks of images).
+# a layer in smaller tiles, one channel's rows together, chains in several
+# passes over the input channels, the weight gradient's chains over
+# several chunks of images).
 BOUNDARY_GEOMETRIES = {
     "direct-at-bounds": (2, 16, 9, 8, 32, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
@@ -94,6 +95,7 @@ BOUNDARY_GEOMETRIES = {
     "direct-weight-grad-chunks": (3, 40, 40, 40, 6, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "gemm-weight-grad-65-channels": (1, 65, 12, 30, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "direct-weight-grad-50-outputs": (2, 8, 6, 9, 50, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "direct-depthwise-wide-rows": (2, 6, 11, 37, 6, 3, 3, (1, 1), (1, 1), (1, 1), 6),
 }
 
 
