@@ -68,6 +68,22 @@ struct WeightGrad {
   bool accumulate;
 };
 
+// A depthwise layer's weight gradient (one input and one output channel a
+// group), one image, V::kLanes channels side by side, a channel a lane:
+// chains[t * lanes + l] continues channel l's chain of tap t = (a, b) over
+// the image's positions (r, s) ascending, fma(dyt[(r*ow + s) * lanes + l],
+// xt[((r + roff[a]) * cols + s + coff[b]) * lanes + l], chain): the padded
+// input and dy with the channels innermost (transpose_channels).
+struct DepthwiseGrad {
+  const float* xt;
+  int64_t cols;
+  const float* dyt;
+  int64_t oh, ow, ka, kb;
+  const int64_t* roff;
+  const int64_t* coff;
+  float* chains;
+};
+
 // Every ISA's row: the same chains on different vector widths.
 struct Kernels {
   int lanes;
@@ -76,6 +92,7 @@ struct Kernels {
   int channel_lanes;     // output channels per vector in weight_grad
   void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
   void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
+  void (*depthwise_weight_grad)(const DepthwiseGrad&);
   // dy's planes (oc x P) as rows of ocp channels, WeightGrad's dyt.
   void (*transpose_channels)(const float* dy, int64_t oc, int64_t P, int64_t ocp, float* dyt);
 };
