@@ -57,16 +57,16 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
     assert_three_kernels_match(x, wt, dy, out_hw, (stride, padding, dilation, groups), gen)
 
 
-# Fixed geometries on both sides of the direct path's bounds (stride 1,
-# at most 32 outputs and 16 inputs per group, 32 on the AVX-512 row for
-# outputs a vector wide or more; the weight gradient at most 64 inputs and
-# 4 to 32 outputs per group, 64 where two images fit in 2 MB): the random
-# ones above have few channels, so these keep stride-1 im2col tested, and
-# pin the direct path's edges (padding beyond the kernel, dilation, groups)
-# and its tiles (rows of one to four vectors, the last channels and rows of
-# a layer in smaller tiles, one channel's rows together, chains in several
-# passes over the input channels, the weight gradient's chains over
-# several chunks of images).
+# Fixed geometries on both sides of the direct path's bounds (any stride,
+# grad_input stride 1; at most 32 outputs and 16 inputs per group, 32 on
+# the AVX-512 row for outputs a vector wide or more; the weight gradient at
+# most 64 inputs and 4 to 32 outputs per group, 64 where two images fit in
+# 2 MB): the random ones above have few channels, so these keep im2col
+# tested, and pin the direct path's edges (strides, padding beyond the
+# kernel, dilation, groups) and its tiles (rows of one to four vectors,
+# the last channels and rows of a layer in smaller tiles, one channel's
+# rows together, chains in several passes over the input channels, the
+# weight gradient's chains over several chunks of images).
 BOUNDARY_GEOMETRIES = {
     "direct-at-bounds": (2, 16, 9, 8, 32, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
@@ -97,6 +97,12 @@ BOUNDARY_GEOMETRIES = {
     "gemm-weight-grad-65-channels": (1, 65, 12, 30, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "direct-weight-grad-50-outputs": (2, 8, 6, 9, 50, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "direct-depthwise-wide-rows": (2, 6, 11, 37, 6, 3, 3, (1, 1), (1, 1), (1, 1), 6),
+    "direct-stride-2": (2, 5, 11, 13, 7, 3, 3, (2, 2), (1, 1), (1, 1), 1),
+    "direct-stride-3x2-dilated": (2, 4, 13, 12, 6, 3, 2, (3, 2), (2, 1), (2, 3), 1),
+    "direct-stride-2-32-channels": (1, 32, 9, 36, 9, 3, 3, (2, 2), (1, 1), (1, 1), 1),
+    "direct-depthwise-stride-2": (2, 20, 9, 12, 20, 3, 3, (2, 2), (1, 1), (1, 1), 20),
+    "im2col-stride-2-65-channels": (1, 65, 9, 10, 8, 3, 3, (2, 2), (1, 1), (1, 1), 1),
+    "im2col-stride-2x3-65-channels": (1, 65, 8, 11, 4, 2, 3, (2, 3), (0, 1), (1, 1), 1),
 }
 
 

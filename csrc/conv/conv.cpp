@@ -508,7 +508,7 @@ void grad_input(const Geometry& g, const float* dy, const float* w, float* dx) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw;
   const int64_t K = ocg * kk, P = g.h * g.w;
   if (cg == 0 || P == 0 || g.n == 0) return;
-  if (direct_applies(g)) return direct_grad_input(g, dy, w, dx);
+  if (direct_input_applies(g)) return direct_grad_input(g, dy, w, dx);
   if ((g.sh > 1 || g.sw > 1) && grad_input_by_phase(g, dy, w, dx)) return;
   // A[gr][c, (oc, kh, kw)] = w[gr*ocg + oc, c, kh, kw]: the weights with the
   // chain index (oc, kh, kw) contiguous per input channel c.

@@ -37,6 +37,46 @@ void place(const float* src, int64_t h, int64_t w, float* dst, int64_t rows, int
     if (c1 > c0) std::memcpy(dst + (r + top) * cols + left + c0, src + r * w + c0, (c1 - c0) * sizeof(float));
 }
 
+// The input planes of a forward or weight-gradient correlation: x padded
+// by (ph, pw) and cut into sh x sw phases, so that every tap of a strided
+// layer reads its phase at stride 1.  Phase (py, px)'s element (u, v) is
+// the padded input's (u*sh + py, v*sw + px); the phases lie side by side
+// in one plane of (sh*rows) x (sw*cols) floats, phase (py, px) from row
+// py*rows and column px*cols, so that tap (a, b) of output (r, s) is the
+// plane's element (r + roff[a], s + coff[b]) with roff[a] = (a*dh) / sh +
+// ((a*dh) % sh) * rows.  Stride 1 has one phase: the padded input itself.
+// A chain's terms are the same products in the same order at any layout.
+struct Phases {
+  int64_t rows, cols;  // one phase's
+  int64_t plane_rows, plane_cols, plane;
+  std::vector<int64_t> roff, coff;
+
+  explicit Phases(const Geometry& g)
+      : rows(g.oh + (g.kh - 1) * g.dh / g.sh), cols(g.ow + (g.kw - 1) * g.dw / g.sw), plane_rows(g.sh * rows),
+        plane_cols(g.sw * cols), plane(plane_rows * plane_cols), roff(g.kh), coff(g.kw) {
+    for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh / g.sh + a * g.dh % g.sh * rows;
+    for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw / g.sw + b * g.dw % g.sw * cols;
+  }
+
+  // One channel's plane (src h x w) into dst.
+  void place(const Geometry& g, const float* src, float* dst) const {
+    if (g.sh == 1 && g.sw == 1) return conv::place(src, g.h, g.w, dst, rows, cols, g.ph, g.pw);
+    std::fill_n(dst, plane, 0.0f);
+    for (int64_t py = 0; py < g.sh; ++py)
+      for (int64_t u = 0; u < rows; ++u) {
+        const int64_t y = u * g.sh + py - g.ph;
+        if (y < 0 || y >= g.h) continue;
+        for (int64_t px = 0; px < g.sw; ++px) {
+          float* d = dst + (py * rows + u) * plane_cols + px * cols;
+          const float* row = src + y * g.w + px - g.pw;  // element v is row[v * sw]
+          const int64_t v0 = std::min<int64_t>((g.pw - px + g.sw - 1) / g.sw, cols), last = g.w - 1 + g.pw - px;
+          const int64_t v1 = last < 0 ? v0 : std::clamp<int64_t>(last / g.sw + 1, v0, cols);
+          for (int64_t v = v0; v < v1; ++v) d[v] = row[v * g.sw];
+        }
+      }
+  }
+};
+
 // Scratch for `floats` of padded planes and the correlation's column slack
 // after them (zeroed: the lanes read there are never stored, but need not
 // be garbage).
@@ -50,8 +90,7 @@ float* padded_planes(int64_t floats, const direct::Kernels& k) {
 // padded input planes and its dy as rows of channels.
 int64_t weight_grad_floats(const Geometry& g, const direct::Kernels& k) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw;
-  return cg * rows * cols + g.oh * g.ow * round_up(ocg, k.channel_lanes);
+  return cg * Phases(g).plane + g.oh * g.ow * round_up(ocg, k.channel_lanes);
 }
 
 // One correlation per (image, group), whole jobs per thread.
@@ -66,8 +105,10 @@ void per_image_group(const Geometry& g, int64_t flops_per_job, const Job& job) {
 }  // namespace
 
 bool direct_applies(const Geometry& g) {
-  // Stride 1 only (a strided tap would need gathers).  Few channels on both
-  // sides: there im2col's copies and small GEMM tiles cost more than the
+  // Any stride (Phases: a strided layer's taps read its input's phases at
+  // stride 1; (32, 16, 32, 32) to 32, 3x3 stride 2: 0.86 of im2col and the
+  // GEMM's time, its weight gradient 0.68).  Few channels on both sides:
+  // there im2col's copies and small GEMM tiles cost more than the
   // convolution itself (LeNet's layers: 3-4x faster direct; a 64-channel
   // layer is faster as GEMM).  Depthwise layers included: (32, 64, 56, 56)
   // 3x3 forward 5.7 ms direct against 23 ms as GEMMs.  A row whose tiles
@@ -76,12 +117,18 @@ bool direct_applies(const Geometry& g) {
   // 8, 8) to 64: 1.8x the GEMMs' time).
   const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return g.sh == 1 && g.sw == 1 && ocg <= 32 && (cg <= 16 || (cg <= k.wide_in_channels && g.ow >= k.lanes));
+  return ocg <= 32 && (cg <= 16 || (cg <= k.wide_in_channels && g.ow >= k.lanes));
+}
+
+bool direct_input_applies(const Geometry& g) {
+  // The forward's bounds, at stride 1: a strided layer's input positions
+  // take taps of one phase each (conv.cpp's grad_input_by_phase).
+  return g.sh == 1 && g.sw == 1 && direct_applies(g);
 }
 
 bool direct_weight_applies(const Geometry& g) {
   // A depthwise layer has a kernel of its own (depthwise_grad_weight).
-  if (g.sh == 1 && g.sw == 1 && g.c == g.groups && g.oc == g.groups) return true;
+  if (g.c == g.groups && g.oc == g.groups) return true;
   // The weight gradient's vectors run over output channels: with fewer than
   // 4 per group most lanes idle (depthwise layers through this kernel: 101
   // ms against 30 ms as GEMMs).  Its input channels are the taps' rows of the chains,
@@ -94,22 +141,19 @@ bool direct_weight_applies(const Geometry& g) {
   // loses beyond ((8, 64, 56, 56): 1.12).
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
   const bool fits = ocg <= 32 || (ocg <= 64 && 2 * weight_grad_floats(g, kernels()) <= int64_t{1} << 19);
-  return g.sh == 1 && g.sw == 1 && cg <= 64 && ocg >= 4 && fits;
+  return cg <= 64 && ocg >= 4 && fits;
 }
 
 void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y) {
   const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, P = g.oh * g.ow;
-  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw;
-  std::vector<int64_t> roff(g.kh), coff(g.kw);
-  for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh;
-  for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw;
+  const Phases ph(g);
   per_image_group(g, 2 * ocg * cg * kk * P, [&](int64_t n, int64_t gr) {
-    float* xp = padded_planes(cg * rows * cols, k);
+    float* xp = padded_planes(cg * ph.plane, k);
     const float* xg = x + (n * g.c + gr * cg) * g.h * g.w;
-    for (int64_t i = 0; i < cg; ++i) place(xg + i * g.h * g.w, g.h, g.w, xp + i * rows * cols, rows, cols, g.ph, g.pw);
-    const direct::Correlation c{xp, rows * cols, cols, w + gr * ocg * cg * kk, cg * kk, kk, cg, g.kh, g.kw,
-                                roff.data(), coff.data(), g.oh, g.ow, y + (n * g.oc + gr * ocg) * P, P};
+    for (int64_t i = 0; i < cg; ++i) ph.place(g, xg + i * g.h * g.w, xp + i * ph.plane);
+    const direct::Correlation c{xp, ph.plane, ph.plane_cols, w + gr * ocg * cg * kk, cg * kk, kk, cg, g.kh, g.kw,
+                                ph.roff.data(), ph.coff.data(), g.oh, g.ow, y + (n * g.oc + gr * ocg) * P, P};
     k.correlate(c, 0, ocg);
     if (bias != nullptr) add_bias(bias + gr * ocg, c.out, ocg, P);
   });
@@ -148,10 +192,8 @@ namespace {
 // 56, 56) 8.1 ms against torch's 6.9.
 void depthwise_grad_weight(const Geometry& g, const direct::Kernels& k, const float* x, const float* dy, float* dw) {
   const int64_t lanes = k.channel_lanes, kk = g.kh * g.kw, P = g.oh * g.ow;
-  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw, plane = rows * cols;
-  std::vector<int64_t> roff(g.kh), coff(g.kw);
-  for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh;
-  for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw;
+  const Phases ph(g);
+  const int64_t plane = ph.plane;
   const int64_t blocks = (g.c + lanes - 1) / lanes;
   parallel_ranges(blocks, threads_for(2 * g.c * kk * P * g.n, int64_t{1} << 21), [&](int64_t b0, int64_t b1) {
     float* xp = thread_scratch(static_cast<size_t>(lanes * plane), Scratch::conv_cols);
@@ -162,11 +204,11 @@ void depthwise_grad_weight(const Geometry& g, const direct::Kernels& k, const fl
       const int64_t c0 = blk * lanes, count = std::min(lanes, g.c - c0);
       std::fill(chains.begin(), chains.end(), 0.0f);
       for (int64_t n = 0; n < g.n; ++n) {
-        for (int64_t i = 0; i < count; ++i)
-          place(x + (n * g.c + c0 + i) * g.h * g.w, g.h, g.w, xp + i * plane, rows, cols, g.ph, g.pw);
+        for (int64_t i = 0; i < count; ++i) ph.place(g, x + (n * g.c + c0 + i) * g.h * g.w, xp + i * plane);
         k.transpose_channels(xp, count, plane, lanes, xt);
         k.transpose_channels(dy + (n * g.c + c0) * P, count, P, lanes, dyt);
-        k.depthwise_weight_grad({xt, cols, dyt, g.oh, g.ow, g.kh, g.kw, roff.data(), coff.data(), chains.data()});
+        k.depthwise_weight_grad(
+            {xt, ph.plane_cols, dyt, g.oh, g.ow, g.kh, g.kw, ph.roff.data(), ph.coff.data(), chains.data()});
       }
       for (int64_t i = 0; i < count; ++i)
         for (int64_t t = 0; t < kk; ++t) dw[(c0 + i) * kk + t] = canonical_nan(chains[t * lanes + i]);
@@ -180,11 +222,8 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
   const direct::Kernels& k = kernels();
   if (g.c == g.groups && g.oc == g.groups) return depthwise_grad_weight(g, k, x, dy, dw);
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, K = cg * kk, P = g.oh * g.ow;
-  const int64_t rows = g.oh + (g.kh - 1) * g.dh, cols = g.ow + (g.kw - 1) * g.dw;
-  const int64_t ocp = round_up(ocg, k.channel_lanes), plane = rows * cols;
-  std::vector<int64_t> roff(g.kh), coff(g.kw);
-  for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh;
-  for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw;
+  const Phases ph(g);
+  const int64_t ocp = round_up(ocg, k.channel_lanes), plane = ph.plane;
   // Images in chunks whose padded input and transposed dy stay in L2 while
   // every block of taps passes over them (half a MB; at least an image per
   // thread, which prepare them); the chains continue from chunk to chunk
@@ -201,15 +240,13 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
       parallel_ranges(images, threads, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           const int64_t n = n0 + i;
-          for (int64_t c = 0; c < cg; ++c)
-            place(x + ((n * g.c) + gr * cg + c) * g.h * g.w, g.h, g.w, xp + (i * cg + c) * plane, rows, cols,
-                  g.ph, g.pw);
+          for (int64_t c = 0; c < cg; ++c) ph.place(g, x + ((n * g.c) + gr * cg + c) * g.h * g.w, xp + (i * cg + c) * plane);
           k.transpose_channels(dy + (n * g.oc + gr * ocg) * P, ocg, P, ocp, dyt + i * P * ocp);
         }
       });
-      const direct::WeightGrad wg{xp,        cg * plane,  plane,      cols, dyt,         ocp,
-                                  images,    g.oh,        g.ow,       ocg,  g.kh,        g.kw,
-                                  roff.data(), coff.data(), dw + gr * ocg * K, K, n0 > 0};
+      const direct::WeightGrad wg{xp,     cg * plane, plane, ph.plane_cols,  dyt,           ocp,
+                                  images, g.oh,       g.ow,  ocg,            g.kh,          g.kw,
+                                  ph.roff.data(), ph.coff.data(), dw + gr * ocg * K, K, n0 > 0};
       // Threads own equal ranges of taps, each in the kernel's register
       // blocks of 8 and one smaller block: a first layer's 27 taps split 14 :
       // 13 (in whole blocks, 16 : 11).

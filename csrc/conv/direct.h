@@ -1,16 +1,18 @@
-// Direct convolution for stride 1 (any padding, dilation and groups), for
-// layers with few channels, where im2col would write kh*kw copies of every
-// input value for GEMMs too small to repay it (how few, kernel by kernel
-// and row by row, is direct.cpp's direct_applies and direct_weight_applies,
-// from measurements).  The chains are the contract's, term for term
-// (docs/CONTRACT.md, "Convolution"):
+// Direct convolution (any padding, dilation and groups; grad_input at
+// stride 1), for layers with few channels, where im2col would write kh*kw
+// copies of every input value for GEMMs too small to repay it (how few,
+// kernel by kernel and row by row, is direct.cpp's direct_applies,
+// direct_input_applies and direct_weight_applies, from measurements).  The
+// chains are the contract's, term for term (docs/CONTRACT.md,
+// "Convolution"):
 //
-//   forward      y[o, r, s]   = chain over (i, a, b) of w[o, i, a, b] * xp[i, r + a*dh, s + b*dw]
+//   forward      y[o, r, s]   = chain over (i, a, b) of w[o, i, a, b] * xp[i, r*sh + a*dh, s*sw + b*dw]
 //   grad_input   dx[i, r, s]  = chain over (o, a, b) of w[o, i, a, b] * dyp[o, r + ra, s + sb]
-//   grad_weight  dw[o, i, a, b] = chain over (n, r, s) of dy[n, o, r, s] * xp[n, i, r + a*dh, s + b*dw]
+//   grad_weight  dw[o, i, a, b] = chain over (n, r, s) of dy[n, o, r, s] * xp[n, i, r*sh + a*dh, s*sw + b*dw]
 //
 // on zero-padded copies xp and dyp, whose zeros are exactly the +0.0 terms
-// that im2col writes for padding taps.  Both forward and grad_input are one
+// that im2col writes for padding taps (xp cut into its stride's phases, so
+// that each tap reads a phase at stride 1: direct.cpp's Phases).  Both forward and grad_input are one
 // correlation of padded planes with per-tap offsets; lanes of a vector hold
 // neighbouring output columns (correlate) or output channels (weight_grad),
 // never two terms of one chain.
@@ -25,7 +27,8 @@ namespace conv {
 
 // Whether a geometry takes the direct path (conv.cpp asks), and the three
 // drivers (direct.cpp), with conv.h's signatures.
-bool direct_applies(const Geometry& g);         // forward and grad_input
+bool direct_applies(const Geometry& g);         // forward
+bool direct_input_applies(const Geometry& g);   // grad_input
 bool direct_weight_applies(const Geometry& g);  // grad_weight
 void direct_forward(const Geometry& g, const float* x, const float* w, const float* bias, float* y);
 void direct_grad_input(const Geometry& g, const float* dy, const float* w, float* dx);
