@@ -131,14 +131,14 @@ bool direct_weight_applies(const Geometry& g) {
   if (g.c == g.groups && g.oc == g.groups) return true;
   // The weight gradient's vectors run over output channels: with fewer than
   // 4 per group most lanes idle (depthwise layers through this kernel: 101
-  // ms against 30 ms as GEMMs).  Its input channels are the taps' rows of the chains,
-  // which blocks of taps take in turn while a chunk of images stays in L2:
-  // up to 64 of them it beats im2col and the GEMM (new / old time, 2
-  // threads: (32, 32, 32, 32) to 32 channels 0.81, (32, 64, 32, 32) 0.72,
-  // (32, 32, 16, 16) 0.72-0.74 on the AVX-512 row, 0.91-0.98 on AVX2);
-  // with 64 outputs it wins while two images' chunk fits a 2 MB L2 ((32,
-  // 64, 8, 8) to 64: 0.80, (8, 64, 32, 32) 0.89, (32, 64, 16, 16) 0.93), and
-  // loses beyond ((8, 64, 56, 56): 1.12).
+  // ms against 30 ms as GEMMs).  Its input channels are the taps' rows of
+  // the chains, which blocks of taps take in turn while a chunk of images
+  // stays in L2: up to 64 of them it beats im2col and the GEMM (new / old
+  // time, 2 threads: (32, 32, 32, 32) to 32 channels 0.81, (32, 64, 32, 32)
+  // 0.72, (32, 32, 16, 16) 0.72-0.74 on the AVX-512 row, 0.91-0.98 on
+  // AVX2); with 64 outputs it wins while two images' chunk fits a 2 MB L2
+  // ((32, 64, 8, 8) to 64: 0.80, (8, 64, 32, 32) 0.89, (32, 64, 16, 16)
+  // 0.93), and loses beyond ((8, 64, 56, 56): 1.12).
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
   const bool fits = ocg <= 32 || (ocg <= 64 && 2 * weight_grad_floats(g, kernels()) <= int64_t{1} << 19);
   return cg <= 64 && ocg >= 4 && fits;
@@ -240,7 +240,8 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
       parallel_ranges(images, threads, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           const int64_t n = n0 + i;
-          for (int64_t c = 0; c < cg; ++c) ph.place(g, x + ((n * g.c) + gr * cg + c) * g.h * g.w, xp + (i * cg + c) * plane);
+          for (int64_t c = 0; c < cg; ++c)
+            ph.place(g, x + ((n * g.c) + gr * cg + c) * g.h * g.w, xp + (i * cg + c) * plane);
           k.transpose_channels(dy + (n * g.oc + gr * ocg) * P, ocg, P, ocp, dyt + i * P * ocp);
         }
       });

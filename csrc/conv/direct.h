@@ -12,10 +12,11 @@
 //
 // on zero-padded copies xp and dyp, whose zeros are exactly the +0.0 terms
 // that im2col writes for padding taps (xp cut into its stride's phases, so
-// that each tap reads a phase at stride 1: direct.cpp's Phases).  Both forward and grad_input are one
-// correlation of padded planes with per-tap offsets; lanes of a vector hold
-// neighbouring output columns (correlate) or output channels (weight_grad),
-// never two terms of one chain.
+// that each tap reads a phase at stride 1: direct.cpp's Phases).  Both
+// forward and grad_input are one correlation of padded planes with per-tap
+// offsets; lanes of a vector hold neighbouring output columns (correlate)
+// or output channels (weight_grad, depthwise_weight_grad's input channels
+// too), never two terms of one chain.
 #pragma once
 
 #include <cstdint>

@@ -22,9 +22,13 @@ struct V {
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
-  static __m256i first(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  // Masked loads and stores of the first n lanes (a masked store: no partial
+  // reads of a spilled vector).
+  static __m256i first(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
   static T load_first(const float* p, int n) { return _mm256_maskload_ps(p, first(n)); }
-  static void store_first(float* p, T v, int n) { _mm256_maskstore_ps(p, first(n), v); }  // no partial reads of a spilled vector
+  static void store_first(float* p, T v, int n) { _mm256_maskstore_ps(p, first(n), v); }
   static T bcast(float x) { return _mm256_set1_ps(x); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T canonical(T v) { return avx2::canonical_nan8(v); }
