@@ -48,12 +48,12 @@ void place(const float* src, int64_t h, int64_t w, float* dst, int64_t rows, int
 // A chain's terms are the same products in the same order at any layout.
 struct Phases {
   int64_t rows, cols;  // one phase's
-  int64_t plane_rows, plane_cols, plane;
+  int64_t plane_cols, plane;
   std::vector<int64_t> roff, coff;
 
   explicit Phases(const Geometry& g)
-      : rows(g.oh + (g.kh - 1) * g.dh / g.sh), cols(g.ow + (g.kw - 1) * g.dw / g.sw), plane_rows(g.sh * rows),
-        plane_cols(g.sw * cols), plane(plane_rows * plane_cols), roff(g.kh), coff(g.kw) {
+      : rows(g.oh + (g.kh - 1) * g.dh / g.sh), cols(g.ow + (g.kw - 1) * g.dw / g.sw), plane_cols(g.sw * cols),
+        plane(g.sh * rows * plane_cols), roff(g.kh), coff(g.kw) {
     for (int64_t a = 0; a < g.kh; ++a) roff[a] = a * g.dh / g.sh + a * g.dh % g.sh * rows;
     for (int64_t b = 0; b < g.kw; ++b) coff[b] = b * g.dw / g.sw + b * g.dw % g.sw * cols;
   }
@@ -90,7 +90,7 @@ float* padded_planes(int64_t floats, const direct::Kernels& k) {
 // padded input planes and its dy as rows of channels.
 int64_t weight_grad_floats(const Geometry& g, const direct::Kernels& k) {
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return cg * Phases(g).plane + g.oh * g.ow * round_up(ocg, k.channel_lanes);
+  return cg * Phases(g).plane + g.oh * g.ow * round_up(ocg, k.lanes);
 }
 
 // One correlation per (image, group), whole jobs per thread.
@@ -191,7 +191,7 @@ namespace {
 // group) the chains went a tap at a time through the dot kernels: (32, 64,
 // 56, 56) 8.1 ms against torch's 6.9.
 void depthwise_grad_weight(const Geometry& g, const direct::Kernels& k, const float* x, const float* dy, float* dw) {
-  const int64_t lanes = k.channel_lanes, kk = g.kh * g.kw, P = g.oh * g.ow;
+  const int64_t lanes = k.lanes, kk = g.kh * g.kw, P = g.oh * g.ow;
   const Phases ph(g);
   const int64_t plane = ph.plane;
   const int64_t blocks = (g.c + lanes - 1) / lanes;
@@ -223,7 +223,7 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
   if (g.c == g.groups && g.oc == g.groups) return depthwise_grad_weight(g, k, x, dy, dw);
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, K = cg * kk, P = g.oh * g.ow;
   const Phases ph(g);
-  const int64_t ocp = round_up(ocg, k.channel_lanes), plane = ph.plane;
+  const int64_t ocp = round_up(ocg, k.lanes), plane = ph.plane;
   // Images in chunks whose padded input and transposed dy stay in L2 while
   // every block of taps passes over them (half a MB; at least an image per
   // thread, which prepare them); the chains continue from chunk to chunk

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "conv/conv.h"
 
@@ -63,7 +64,7 @@ struct WeightGrad {
   const float* src;
   int64_t src_img, src_ch, src_row;
   const float* dyt;
-  int64_t ocp;  // dyt's channel stride: oc rounded up to `channel_lanes`
+  int64_t ocp;  // dyt's channel stride: oc rounded up to Kernels::lanes
   int64_t n, rows, cols, oc, ka, kb;
   const int64_t* roff;
   const int64_t* coff;
@@ -90,10 +91,9 @@ struct DepthwiseGrad {
 
 // Every ISA's row: the same chains on different vector widths.
 struct Kernels {
-  int lanes;
+  int lanes;             // a vector's: a correlation's output columns, a weight gradient's channels
   int column_slack;      // floats a correlate step may read past a row's last tap (its widest step's columns)
   int wide_in_channels;  // input channels per group a correlation takes on rows of a vector or more
-  int channel_lanes;     // output channels per vector in weight_grad
   void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
   void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
   void (*depthwise_weight_grad)(const DepthwiseGrad&);
