@@ -115,3 +115,29 @@ def test_compiled_fused_backwards_equal_eager(name):
     (eager,) = torch.autograd.grad(want, b, seed)
     assert_bitwise_equal(y, want, f"{name} compiled forward")
     assert_bitwise_equal(compiled, eager, f"{name} compiled backward")
+
+
+class _Exported(torch.nn.Module):
+    """A product of the input with a plain tensor attribute (not a parameter
+    or buffer: export sees it as a constant, which non-strict export does
+    not fake), then exp of the attribute alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = pattern(6, 5, salt=7)
+
+    def forward(self, x):
+        return repdl.mm(x, self.w), repdl.exp(self.w)
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "non-strict"])
+def test_exported_program_holds_the_ops(strict):
+    """torch.export, strict (dynamo) and non-strict (the Python run
+    eagerly with torch.compiler's compiling flag set): the program holds
+    RepDL's ops, the constant's exp included, and gives eager bits."""
+    x = base()
+    program = torch.export.export(_Exported(), (x,), strict=strict)
+    ops = {str(n.target) for n in program.graph.nodes if n.op == "call_function"}
+    assert ops == {"repdl.matmul.default", "repdl.exp.default"}, ops
+    for got, want in zip(program.module()(x), _Exported()(x)):
+        assert_bitwise_equal(got, want, "exported")

@@ -19,6 +19,7 @@ MethodTable reduce_methods();
 MethodTable softmax_methods();
 MethodTable elementwise_methods();
 MethodTable random_methods();
+MethodTable route_methods();
 }  // namespace repdl
 
 namespace {
@@ -126,6 +127,7 @@ PyMODINIT_FUNC PyInit__C() {
   append(repdl::softmax_methods());
   append(repdl::elementwise_methods());
   append(repdl::random_methods());
+  append(repdl::route_methods());
   g_methods.push_back({nullptr, nullptr, 0, nullptr});
   g_module.m_methods = g_methods.data();
   return PyModule_Create(&g_module);

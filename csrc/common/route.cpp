@@ -1,0 +1,151 @@
+// The eager route of a primitive's call (repdl/_library.py): which of its
+// four entries a call takes, decided in C because every RepDL op pays for it
+// and composite ops pay for it once per primitive.  The same decision in
+// Python bytecode cost about 0.5 us a call (torch 2.13, Python 3.11); here
+// it is a few attribute reads.  _library.py keeps the one test that must
+// stay Python, torch.compiler.is_dynamo_compiling(), which dynamo folds
+// while it traces (it cannot trace into C).
+//
+// route = make_route(impl, custom, transformable_apply, record, positions,
+//                    plain_types, tensor_base, functorch_active,
+//                    grad_enabled, unwrap_if_dead, compiler)
+// route(args) then runs, for the argument tuple `args`:
+//   custom(*args)               compiler._is_compiling_flag is set (torch.export
+//                               runs the Python eagerly), or a tensor at
+//                               `positions` is a subclass (FakeTensor,
+//                               FunctionalTensor) or meta;
+//   transformable_apply(*args)  torch.func transforms are active;
+//   record(*unwrapped)          a tensor requires grad and grad mode is on
+//                               (tensors unwrapped from dead functorch
+//                               wrappers, as Function.apply does);
+//   impl(*args)                 otherwise.
+#include "common/pyargs.h"
+
+namespace {
+
+// The items of the tuple a route holds as its `self`.
+enum Slot : Py_ssize_t {
+  kImpl, kCustom, kTransformable, kRecord, kPositions, kPlainTypes, kTensorBase, kFunctorchActive,
+  kGradEnabled, kUnwrapIfDead, kCompiler, kSlots
+};
+
+PyObject* g_is_meta = nullptr;
+PyObject* g_requires_grad = nullptr;
+PyObject* g_compiling_flag = nullptr;
+
+// 1 true, 0 false, -1 an exception.
+int attribute_true(PyObject* obj, PyObject* name) {
+  PyObject* value = PyObject_GetAttr(obj, name);
+  if (value == nullptr) return -1;
+  const int truth = value == Py_True;
+  Py_DECREF(value);
+  return truth;
+}
+
+int call_true(PyObject* fn) {
+  PyObject* value = PyObject_CallNoArgs(fn);
+  if (value == nullptr) return -1;
+  const int truth = PyObject_IsTrue(value);
+  Py_DECREF(value);
+  return truth;
+}
+
+PyObject* record_call(PyObject* route, PyObject* args) {
+  PyObject* tensor_base = PyTuple_GET_ITEM(route, kTensorBase);
+  PyObject* unwrap = PyTuple_GET_ITEM(route, kUnwrapIfDead);
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  PyObject* unwrapped = PyTuple_New(n);
+  if (unwrapped == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    const int is_tensor = PyObject_IsInstance(a, tensor_base);
+    PyObject* item = is_tensor > 0 ? PyObject_CallOneArg(unwrap, a) : nullptr;
+    if (is_tensor == 0) {
+      Py_INCREF(a);
+      item = a;
+    }
+    if (item == nullptr) {
+      Py_DECREF(unwrapped);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(unwrapped, i, item);
+  }
+  PyObject* out = PyObject_Call(PyTuple_GET_ITEM(route, kRecord), unwrapped, nullptr);
+  Py_DECREF(unwrapped);
+  return out;
+}
+
+// The slot of the entry a call of `args` takes, or kSlots with an exception set.
+Slot choose(PyObject* route, PyObject* args) {
+  const int compiling = attribute_true(PyTuple_GET_ITEM(route, kCompiler), g_compiling_flag);
+  if (compiling != 0) return compiling < 0 ? kSlots : kCustom;
+  PyObject* plain = PyTuple_GET_ITEM(route, kPlainTypes);
+  PyObject* positions = PyTuple_GET_ITEM(route, kPositions);
+  bool grad = false;
+  for (Py_ssize_t p = 0; p < PyTuple_GET_SIZE(positions); ++p) {
+    const Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, p));
+    if (i >= PyTuple_GET_SIZE(args)) break;  // an optional tensor left out: impl's default, None
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(a));
+    if (type == PyTuple_GET_ITEM(plain, 0) || type == PyTuple_GET_ITEM(plain, 1)) {
+      const int meta = attribute_true(a, g_is_meta);
+      if (meta != 0) return meta < 0 ? kSlots : kCustom;
+      if (!grad) {
+        const int requires = attribute_true(a, g_requires_grad);
+        if (requires < 0) return kSlots;
+        grad = requires;
+      }
+    } else if (a != Py_None) {
+      return kCustom;
+    }
+  }
+  const int transforms = call_true(PyTuple_GET_ITEM(route, kFunctorchActive));
+  if (transforms != 0) return transforms < 0 ? kSlots : kTransformable;
+  if (!grad) return kImpl;
+  const int enabled = call_true(PyTuple_GET_ITEM(route, kGradEnabled));
+  return enabled < 0 ? kSlots : (enabled ? kRecord : kImpl);
+}
+
+PyObject* route_call(PyObject* route, PyObject* args) {
+  if (!PyTuple_Check(args)) {
+    PyErr_SetString(PyExc_TypeError, "a route takes the tuple of its primitive's arguments");
+    return nullptr;
+  }
+  const Slot entry = choose(route, args);
+  if (entry == kSlots) return nullptr;
+  if (entry == kRecord) return record_call(route, args);
+  return PyObject_Call(PyTuple_GET_ITEM(route, entry), args, nullptr);
+}
+
+PyMethodDef g_route_def = {"route", route_call, METH_O, "A primitive's eager route (common/route.cpp)."};
+
+PyObject* py_make_route(PyObject*, PyObject* args) {
+  if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != kSlots) {
+    PyErr_Format(PyExc_TypeError, "make_route takes %d arguments", static_cast<int>(kSlots));
+    return nullptr;
+  }
+  PyObject* positions = PyTuple_GET_ITEM(args, kPositions);
+  PyObject* plain = PyTuple_GET_ITEM(args, kPlainTypes);
+  if (!PyTuple_Check(positions) || !PyTuple_Check(plain) || PyTuple_GET_SIZE(plain) != 2) {
+    PyErr_SetString(PyExc_TypeError, "make_route: positions a tuple of ints, plain_types a tuple of two types");
+    return nullptr;
+  }
+  if (g_is_meta == nullptr) {
+    g_is_meta = PyUnicode_InternFromString("is_meta");
+    g_requires_grad = PyUnicode_InternFromString("requires_grad");
+    g_compiling_flag = PyUnicode_InternFromString("_is_compiling_flag");
+    if (g_is_meta == nullptr || g_requires_grad == nullptr || g_compiling_flag == nullptr) return nullptr;
+  }
+  return PyCFunction_New(&g_route_def, args);
+}
+
+const PyMethodDef kRouteMethods[] = {
+    {"make_route", py_make_route, METH_VARARGS, "A primitive's eager route (common/route.cpp)."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+
+namespace repdl {
+MethodTable route_methods() { return kRouteMethods; }
+}  // namespace repdl
