@@ -19,8 +19,10 @@ from values import ROWS, SPECIALS, TINY, layouts, sprinkle, wide
 # adds a Python float exactly, the kernels its float32 bits)
 EPS = N.fl32(1e-5)
 # 43 rows of 19: two whole groups of sixteen, then eleven (eight side by side,
-# three alone); 17 rows of 1031, longer than 1024: groups of eight
-SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099)]
+# three alone); 17 rows of 1031, longer than 1024: the backward's groups of
+# eight; 35 rows of 1024 and 17 of 2048, rows 4 KB apart whose forward
+# statistics read a padded copy of sixteen rows, then of three or one
+SHAPES = [(1, 1), (3, 2), (13, 7), (9, 768), (17, 1031), (43, 19), (2, 4099), (35, 1024), (17, 2048)]
 
 
 @pytest.mark.parametrize("rows,n", SHAPES)
@@ -225,8 +227,11 @@ def test_norm_output_takes_in_place_updates(op, backend, gen):
 # (pieces of 128 floats and a rest; 1024 puts the rows 4 KB apart, in one
 # L1 set), more groups than sixteen (a block of sixteen, then the rest;
 # eight when two threads share fewer than 32), 25 groups (sixteen, then
-# nine: two vectors), 20 groups of 3 channels, an empty batch, empty runs.
+# nine: two vectors), 20 groups of 3 channels, an empty batch, empty runs,
+# and 18 rows of 1024 (sixteen rows' forward statistics from a padded copy,
+# then two).
 GROUP_SHAPES = [((2, 6), 3), ((3, 8, 5), 2), ((2, 4, 3, 3), 4), ((2, 6, 1031), 2), ((3, 4, 1024), 2),
+                ((9, 4, 512), 2),
                 ((2, 64, 7), 32), ((2, 25, 3), 25), ((3, 60, 5, 5), 20), ((1, 4, 700), 1), ((0, 4, 3), 2),
                 ((2, 4, 0), 2)]
 

@@ -9,6 +9,7 @@ namespace norm {
 namespace {
 const Kernels& active_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
+  if (active_isa() >= Isa::avx512) return kAvx512Kernels;
   if (avx2_active()) return kAvx2Kernels;
 #endif
   return kGenericKernels;

@@ -113,7 +113,8 @@ struct Kernels {
                           float* dx, float* dw, float* db);
 };
 extern const Kernels kGenericKernels;
-extern const Kernels kAvx2Kernels;  // x86 only
+extern const Kernels kAvx2Kernels;    // x86 only
+extern const Kernels kAvx512Kernels;  // x86 only
 
 // The running statistics' update: new = running * keep + stat * take (keep
 // = fl32(1 - momentum), take = fl32(momentum); two products, one sum), stat
