@@ -66,7 +66,8 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
 # kernel, dilation, groups) and its tiles (rows of one to four vectors,
 # the last channels and rows of a layer in smaller tiles, one channel's
 # rows together, chains in several passes over the input channels, the
-# weight gradient's chains over several chunks of images).
+# weight gradient's chains over several chunks of images, threads owning
+# its output channels).
 BOUNDARY_GEOMETRIES = {
     "direct-at-bounds": (2, 16, 9, 8, 32, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "im2col-17-channels": (2, 17, 9, 8, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
@@ -94,6 +95,9 @@ BOUNDARY_GEOMETRIES = {
     "direct-channel-passes": (1, 16, 9, 18, 20, 7, 7, (1, 1), (3, 3), (1, 1), 1),
     "direct-channel-passes-5x5": (1, 32, 6, 17, 5, 5, 5, (1, 1), (2, 2), (1, 1), 1),
     "direct-weight-grad-chunks": (3, 40, 40, 40, 6, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    # two threads owning vectors of outputs (the second a partial one), each
+    # over two chunks of images, its 27 taps in blocks of nine
+    "direct-weight-grad-outputs-by-thread": (5, 3, 40, 40, 20, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "gemm-weight-grad-65-channels": (1, 65, 12, 30, 8, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "direct-weight-grad-50-outputs": (2, 8, 6, 9, 50, 3, 3, (1, 1), (1, 1), (1, 1), 1),
     "direct-depthwise-wide-rows": (2, 6, 11, 37, 6, 3, 3, (1, 1), (1, 1), (1, 1), 6),

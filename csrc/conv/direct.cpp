@@ -216,6 +216,30 @@ void depthwise_grad_weight(const Geometry& g, const direct::Kernels& k, const fl
   });
 }
 
+// The weight gradient's operands for images [i0, i1) of the chunk from
+// image n0, group gr: their padded input planes in xp (cg planes an image)
+// and the dy of output channels [o0, o0 + count) of the group as rows of
+// ocp channels in dyt (transpose_channels).
+void prepare_images(const Geometry& g, const Phases& ph, const direct::Kernels& k, const float* x, const float* dy,
+                    int64_t gr, int64_t n0, int64_t i0, int64_t i1, int64_t o0, int64_t count, int64_t ocp,
+                    float* xp, float* dyt) {
+  const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, P = g.oh * g.ow;
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t n = n0 + i;
+    for (int64_t c = 0; c < cg; ++c)
+      ph.place(g, x + ((n * g.c) + gr * cg + c) * g.h * g.w, xp + (i * cg + c) * ph.plane);
+    k.transpose_channels(dy + (n * g.oc + gr * ocg + o0) * P, count, P, ocp, dyt + i * P * ocp);
+  }
+}
+
+// Images a weight-gradient chunk takes: its padded input and transposed
+// dy (`floats` an image) stay in L2, half a MB, while every block of taps
+// passes over them; the chains continue from chunk to chunk (accumulate).
+// Chunks of 16 MB, as before, had each of a 32-channel layer's 36 tap
+// blocks stream dy from memory: new / old time, (32, 16, 32, 32) to 32
+// channels, 1 thread 0.61-0.64, 2 threads 0.58-0.59.
+int64_t chunk_images(int64_t floats) { return std::max<int64_t>(1, (int64_t{1} << 17) / floats); }
+
 }  // namespace
 
 void direct_grad_weight(const Geometry& g, const float* x, const float* dy, float* dw) {
@@ -223,35 +247,60 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
   if (g.c == g.groups && g.oc == g.groups) return depthwise_grad_weight(g, k, x, dy, dw);
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, kk = g.kh * g.kw, K = cg * kk, P = g.oh * g.ow;
   const Phases ph(g);
-  const int64_t ocp = round_up(ocg, k.lanes), plane = ph.plane;
-  // Images in chunks whose padded input and transposed dy stay in L2 while
-  // every block of taps passes over them (half a MB; at least an image per
-  // thread, which prepare them); the chains continue from chunk to chunk
-  // (accumulate).  Chunks of 16 MB, as before, had each of a 32-channel
-  // layer's 36 tap blocks stream dy from memory: new / old time, (32, 16,
-  // 32, 32) to 32 channels, 1 thread 0.61-0.64, 2 threads 0.58-0.59.
+  const int64_t plane = ph.plane, vectors = (ocg + k.lanes - 1) / k.lanes;
   const int threads = threads_for(2 * ocg * K * P * g.n, int64_t{1} << 21);
-  const int64_t chunk = std::max<int64_t>(threads, (int64_t{1} << 17) / weight_grad_floats(g, k));
+  const auto run = [&](const float* xp, const float* dyt, int64_t ocp, int64_t images, int64_t count, float* out,
+                       bool accumulate, int64_t t0, int64_t t1) {
+    const direct::WeightGrad wg{xp,     cg * plane, plane, ph.plane_cols,  dyt,           ocp,
+                                images, g.oh,       g.ow,  count,          g.kh,          g.kw,
+                                ph.roff.data(), ph.coff.data(), out, K, accumulate};
+    k.weight_grad(wg, t0, t1);
+  };
+  if (threads > 1 && vectors >= threads && 2 * cg * plane <= 3 * P * ocg) {
+    // Threads own whole vectors of output channels: each transposes its
+    // channels' dy alone and runs every tap over them, in one parallel
+    // region for all chunks, and reads no other thread's scratch (where
+    // threads split the taps, each read the dy that the other transposed,
+    // and a first layer, (32, 3, 32, 32) to 32 channels, took longer on two
+    // threads than on one).  Each thread places every input plane: where
+    // those outweigh dy by half, splitting taps costs less.  New / old
+    // time, 2 threads: (32, 3, 32, 32) to 32 0.48, (32, 16, 32, 32) to 32
+    // 0.84, (32, 32, 16, 16) to 64 0.81, (8, 64, 32, 32) to 64 0.94,
+    // (32, 32, 32, 32) to 32 1.02; (32, 64, 32, 32) to 32 1.17, which
+    // keeps the split of taps.
+    for (int64_t gr = 0; gr < g.groups; ++gr) {
+      parallel_ranges(vectors, threads, [&](int64_t v0, int64_t v1) {
+        const int64_t o0 = v0 * k.lanes, count = std::min(v1 * k.lanes, ocg) - o0, ocp = (v1 - v0) * k.lanes;
+        const int64_t chunk = chunk_images(cg * plane + P * ocp);
+        float* xp = thread_scratch(static_cast<size_t>(chunk * cg * plane), Scratch::conv_cols);
+        float* dyt = thread_scratch(static_cast<size_t>(chunk * P * ocp), Scratch::conv_out);
+        for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+          const int64_t images = std::min(chunk, g.n - n0);
+          prepare_images(g, ph, k, x, dy, gr, n0, 0, images, o0, count, ocp, xp, dyt);
+          run(xp, dyt, ocp, images, count, dw + (gr * ocg + o0) * K, n0 > 0, 0, K);
+        }
+      });
+    }
+    return;
+  }
+  // Fewer vectors than threads: the threads prepare a chunk's images
+  // together (at least an image each), then own equal ranges of taps.
+  const int64_t ocp = vectors * k.lanes;
+  const int64_t chunk = std::max<int64_t>(threads, chunk_images(weight_grad_floats(g, k)));
   for (int64_t gr = 0; gr < g.groups; ++gr) {
     for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
       const int64_t images = std::min(chunk, g.n - n0);
       float* xp = thread_scratch(static_cast<size_t>(images * cg * plane), Scratch::conv_cols);
       float* dyt = thread_scratch(static_cast<size_t>(images * P * ocp), Scratch::conv_out);
       parallel_ranges(images, threads, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const int64_t n = n0 + i;
-          for (int64_t c = 0; c < cg; ++c)
-            ph.place(g, x + ((n * g.c) + gr * cg + c) * g.h * g.w, xp + (i * cg + c) * plane);
-          k.transpose_channels(dy + (n * g.oc + gr * ocg) * P, ocg, P, ocp, dyt + i * P * ocp);
-        }
+        prepare_images(g, ph, k, x, dy, gr, n0, b, e, 0, ocg, ocp, xp, dyt);
       });
-      const direct::WeightGrad wg{xp,     cg * plane, plane, ph.plane_cols,  dyt,           ocp,
-                                  images, g.oh,       g.ow,  ocg,            g.kh,          g.kw,
-                                  ph.roff.data(), ph.coff.data(), dw + gr * ocg * K, K, n0 > 0};
-      // Threads own equal ranges of taps, each in the kernel's register
-      // blocks of 8 and one smaller block: a first layer's 27 taps split 14 :
-      // 13 (in whole blocks, 16 : 11).
-      parallel_ranges(K, threads, [&](int64_t t0, int64_t t1) { k.weight_grad(wg, t0, t1); });
+      // Each thread's taps in the kernel's register blocks of 8 and one
+      // smaller block: a first layer's 27 taps split 14 : 13 (in whole
+      // blocks, 16 : 11).
+      parallel_ranges(K, threads, [&](int64_t t0, int64_t t1) {
+        run(xp, dyt, ocp, images, ocg, dw + gr * ocg * K, n0 > 0, t0, t1);
+      });
     }
   }
 }
