@@ -59,7 +59,8 @@ def test_three_kernels_match_the_reference(geom, gen, isa):
 
 # Fixed geometries on both sides of the direct path's bounds (any stride,
 # grad_input stride 1; at most 32 outputs and 16 inputs per group, 32 on
-# the AVX-512 row for outputs a vector wide or more; the weight gradient at
+# the AVX-512 row for outputs a vector wide or more, and there 128 a side
+# for 3 x 3 rows of one or two vectors; the weight gradient at
 # most 64 inputs and 4 to 32 outputs per group, 64 where two images fit in
 # 2 MB): the random ones above have few channels, so these keep im2col
 # tested, and pin the direct path's edges (strides, padding beyond the
@@ -107,6 +108,10 @@ BOUNDARY_GEOMETRIES = {
     "direct-depthwise-stride-2": (2, 20, 9, 12, 20, 3, 3, (2, 2), (1, 1), (1, 1), 20),
     "im2col-stride-2-65-channels": (1, 65, 9, 10, 8, 3, 3, (2, 2), (1, 1), (1, 1), 1),
     "im2col-stride-2x3-65-channels": (1, 65, 8, 11, 4, 2, 3, (2, 3), (0, 1), (1, 1), 1),
+    # 3 x 3 rows of one or two vectors, up to 128 channels a side, direct on
+    # the AVX-512 row (passes over 40 and 70 input channels), and past it
+    "direct-unrolled-70-outputs": (2, 40, 5, 16, 70, 3, 3, (1, 1), (1, 1), (1, 1), 1),
+    "im2col-unrolled-129-outputs": (1, 8, 3, 20, 129, 3, 3, (1, 1), (1, 1), (1, 1), 1),
 }
 
 

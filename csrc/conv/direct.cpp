@@ -117,7 +117,19 @@ bool direct_applies(const Geometry& g) {
   // 8, 8) to 64: 1.8x the GEMMs' time).
   const direct::Kernels& k = kernels();
   const int64_t cg = g.c / g.groups, ocg = g.oc / g.groups;
-  return ocg <= 32 && (cg <= 16 || (cg <= k.wide_in_channels && g.ow >= k.lanes));
+  if (ocg <= 32 && (cg <= 16 || (cg <= k.wide_in_channels && g.ow >= k.lanes))) return true;
+  // Rows of three taps one column apart run unrolled (correlate_block):
+  // on the AVX-512 row, rows of one or two vectors take up to 128 channels
+  // on either side so, forward and grad_input (new / old time, 2 threads:
+  // forward (32, 32, 16, 16) to 64 0.94, (32, 64, 16, 16) to 64 0.89,
+  // (32, 128, 16, 16) to 64 0.84; grad_input (32, 32, 16, 16) to 128 0.74,
+  // (32, 16, 16, 16) to 128 0.52, (32, 64, 16, 16) to 128 0.90).  Wider
+  // rows and rows of half a vector lose ((8, 32, 56, 56) to 64 1.04, (32,
+  // 32, 8, 8) to 64 1.07), and so does the AVX2 row, eight chains a tile
+  // ((32, 64, 16, 16) to 64: 1.15 forward, 1.20 grad_input).
+  const int64_t most = k.unrolled_channels;
+  return g.kw == 3 && g.dw == 1 && g.sw == 1 && cg <= most && ocg <= most && g.ow >= k.lanes &&
+         g.ow <= 2 * k.lanes;
 }
 
 bool direct_input_applies(const Geometry& g) {

@@ -94,6 +94,7 @@ struct Kernels {
   int lanes;             // a vector's: a correlation's output columns, a weight gradient's channels
   int column_slack;      // floats a correlate step may read past a row's last tap (its widest step's columns)
   int wide_in_channels;  // input channels per group a correlation takes on rows of a vector or more
+  int unrolled_channels;  // channels per group either side takes on rows of three unrolled taps (0: none)
   void (*correlate)(const Correlation&, int64_t o0, int64_t o1);
   void (*weight_grad)(const WeightGrad&, int64_t t0, int64_t t1);
   void (*depthwise_weight_grad)(const DepthwiseGrad&);

@@ -16,6 +16,7 @@ struct V {
   // correlate's tiles (direct_rows.inc): 8 chains
   static constexpr int kAccumulators = 8, kWideVectors = 2, kRowsMedium = 1, kRowsNarrow = 2;
   static constexpr int kWideInChannels = 16;  // direct_applies: measured against im2col + GEMM
+  static constexpr int kUnrolledChannels = 0;  // direct_applies: 3-tap rows, measured likewise
   static T zero() { return 0.0f; }
   static T load(const float* p) { return *p; }
   static void store(float* p, T v) { *p = v; }
