@@ -228,10 +228,12 @@ def test_norm_output_takes_in_place_updates(op, backend, gen):
 # L1 set), more groups than sixteen (a block of sixteen, then the rest;
 # eight when two threads share fewer than 32), 25 groups (sixteen, then
 # nine: two vectors), 20 groups of 3 channels, an empty batch, empty runs,
-# and 18 rows of 1024 (sixteen rows' forward statistics from a padded copy,
-# then two).
+# 18 rows of 1024 (sixteen rows' forward statistics from a padded copy,
+# then two), and on two threads too few groups for their lanes: the
+# backward's pipeline over samples, the threads splitting 4 channels a
+# group, or 3 (two and one) of one group.
 GROUP_SHAPES = [((2, 6), 3), ((3, 8, 5), 2), ((2, 4, 3, 3), 4), ((2, 6, 1031), 2), ((3, 4, 1024), 2),
-                ((9, 4, 512), 2),
+                ((9, 4, 512), 2), ((5, 8, 1100), 2), ((8, 3, 1900), 1),
                 ((2, 64, 7), 32), ((2, 25, 3), 25), ((3, 60, 5, 5), 20), ((1, 4, 700), 1), ((0, 4, 3), 2),
                 ((2, 4, 0), 2)]
 
