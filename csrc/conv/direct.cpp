@@ -295,8 +295,9 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
     }
     return;
   }
-  // Fewer vectors than threads: the threads prepare a chunk's images
-  // together (at least an image each), then own equal ranges of taps.
+  // Otherwise (one thread, fewer vectors than threads, or heavy input
+  // planes) the threads prepare a chunk's images together (at least an
+  // image each), then own equal ranges of taps.
   const int64_t ocp = vectors * k.lanes;
   const int64_t chunk = std::max<int64_t>(threads, chunk_images(weight_grad_floats(g, k)));
   for (int64_t gr = 0; gr < g.groups; ++gr) {
@@ -307,9 +308,9 @@ void direct_grad_weight(const Geometry& g, const float* x, const float* dy, floa
       parallel_ranges(images, threads, [&](int64_t b, int64_t e) {
         prepare_images(g, ph, k, x, dy, gr, n0, b, e, 0, ocg, ocp, xp, dyt);
       });
-      // Each thread's taps in the kernel's register blocks of 8 and one
-      // smaller block: a first layer's 27 taps split 14 : 13 (in whole
-      // blocks, 16 : 11).
+      // Each thread's taps in the kernel's register blocks: a first layer's
+      // 27 taps (of 16 outputs) split 14 : 13 (in whole blocks of 8, 16 :
+      // 11).
       parallel_ranges(K, threads, [&](int64_t t0, int64_t t1) {
         run(xp, dyt, ocp, images, ocg, dw + gr * ocg * K, n0 > 0, t0, t1);
       });
