@@ -26,11 +26,10 @@ namespace avx2_row {
 #include "norm/chains_avx2.inc"
 #include "norm/channels.inc"
 #include "norm/groups.inc"
+#include "norm/table.inc"
 }  // namespace avx2_row
 
-const Kernels kAvx2Kernels = {avx2_row::forward_rows, avx2_row::backward_rows, avx2_row::forward_channels,
-                              avx2_row::backward_channels, avx2_row::evaluate_channels, avx2_row::forward_groups,
-                              avx2_row::backward_groups};
+const Kernels kAvx2Kernels = avx2_row::kKernels;
 }  // namespace norm
 }  // namespace repdl
 #endif

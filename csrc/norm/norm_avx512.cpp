@@ -29,11 +29,10 @@ namespace avx512_row {
 #include "norm/chains_avx2.inc"
 #include "norm/channels.inc"
 #include "norm/groups.inc"
+#include "norm/table.inc"
 }  // namespace avx512_row
 
-const Kernels kAvx512Kernels = {avx512_row::forward_rows, avx512_row::backward_rows, avx512_row::forward_channels,
-                                avx512_row::backward_channels, avx512_row::evaluate_channels,
-                                avx512_row::forward_groups, avx512_row::backward_groups};
+const Kernels kAvx512Kernels = avx512_row::kKernels;
 }  // namespace norm
 }  // namespace repdl
 #endif

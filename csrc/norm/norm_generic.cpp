@@ -18,10 +18,9 @@ namespace generic_row {
 #include "norm/chains_portable.inc"
 #include "norm/channels.inc"
 #include "norm/groups.inc"
+#include "norm/table.inc"
 }  // namespace generic_row
 
-const Kernels kGenericKernels = {generic_row::forward_rows, generic_row::backward_rows, generic_row::forward_channels,
-                                 generic_row::backward_channels, generic_row::evaluate_channels,
-                                 generic_row::forward_groups, generic_row::backward_groups};
+const Kernels kGenericKernels = generic_row::kKernels;
 }  // namespace norm
 }  // namespace repdl
