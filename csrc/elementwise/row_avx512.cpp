@@ -56,24 +56,6 @@ REPDL_COARSE(Sin, SinCoarse)
 REPDL_COARSE(Cos, CosCoarse)
 #undef REPDL_COARSE
 
-// The float32 paths of ln, log2 and log10: their tables are looked up by
-// vpermt2ps (F32Table32), and the AVX2 row's permute of eight floats would
-// leave pieces too wide for a float32 polynomial (docs/elementwise.md, "The
-// log family: the float32 path").
-#include "elementwise/fn/log_f32.h"
-template <>
-struct FastPath<Log> {
-  using Kernel = LogF32<LogBase::e>;
-};
-template <>
-struct FastPath<Log2> {
-  using Kernel = LogF32<LogBase::two>;
-};
-template <>
-struct FastPath<Log10> {
-  using Kernel = LogF32<LogBase::ten>;
-};
-
 #include "elementwise/fn/reciprocal_f32.h"
 #include "elementwise/fn/sqrt_f32.h"
 template <>
