@@ -24,6 +24,13 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
+// log1p on ln's float32 steps (fn/log_f32.h); the AVX-512 row has its coarse
+// float64 evaluation instead (row_avx512.cpp).
+template <>
+struct FastPath<Log1p> {
+  using Kernel = Log1pF32;
+};
+
 }  // namespace
 
 #include "elementwise/row_entries.inc"

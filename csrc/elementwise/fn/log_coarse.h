@@ -78,12 +78,5 @@ struct Log1pCoarse : LogCoarseBase {
     return fm_not(fm_and(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))),
                          f32_ne(x, f32_splat(0.0f))));
   }
-  // log1p(-1) = -inf, NaN below -1 (-inf included), log1p(+inf) = +inf,
-  // and log1p(x) = x for |x| < 2^-126: x - x^2/2 + ... lies within 2^-252
-  // of the float x, far inside its half-gap, and +-0 keep their sign.
-  static F rescue(F x, F y, uint32_t* hard) {
-    y = settle_tails(x, y, -1.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
-    y = settle_lanes(f32_lt(x, f32_splat(-1.0f)), f32_splat(__builtin_nanf("")), y, hard);
-    return settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-126f)), x, y, hard);
-  }
+  static F rescue(F x, F y, uint32_t* hard) { return log1p_rescue(x, y, hard); }  // log_f32.h
 };

@@ -42,13 +42,15 @@ struct LogF32 {
   static constexpr const LogF32Base& kB = kLogF32.base[static_cast<int>(kBase)];
   F32Table32 c{kLogF32.c}, t_hi{kB.t_hi}, t_lo{kB.t_lo};
 
-  // log_b(x 2^kScale) = h + *lo (the return value is h) within 2^-35.27
-  // relative, for normal positive x; other lanes hold garbage.  kScale =
-  // -149 serves the subnormals (rescue), as their bit patterns' integers
-  // (x 2^149 exactly): E then reaches -149, and E log_b(2)_hi still has at
-  // most 23 bits.
+  // x 2^kScale = 2^E z (E as a float), z's piece (its low five bits) and r =
+  // z c_i - 1 (exact), for normal positive x.  kScale = -149 serves the
+  // subnormals (rescue), as their bit patterns' integers (x 2^149 exactly):
+  // E then reaches -149, and E log_b(2)_hi still has at most 23 bits.
+  struct Reduced {
+    F e, piece, r;
+  };
   template <int kScale = 0>
-  F pair(F x, F* lo) const {
+  Reduced reduce(F x) const {
     // bits(x) - bits(0.7421875) = (E << 23) + (bits(z) - bits(0.7421875)):
     // the arithmetic shift gives E, its bits 18..22 the piece (the lookups
     // read the low five bits of the shifted lane).
@@ -57,7 +59,22 @@ struct LogF32 {
     if constexpr (kScale != 0) e = f32_add(e, f32_splat(static_cast<float>(kScale)));
     const F z = f32_sub_bits(x, f32_and_bits(off, 0xFF800000u));
     const F piece = f32_sra_bits(off, 18);
-    const F r = f32_fma(z, c.lookup(piece), f32_splat(-1.0f));
+    return {e, piece, f32_fma(z, c.lookup(piece), f32_splat(-1.0f))};
+  }
+
+  // log_b(x 2^kScale) = h + *lo (the return value is h) within 2^-35.27
+  // relative, for normal positive x; other lanes hold garbage.
+  template <int kScale = 0>
+  F pair(F x, F* lo) const {
+    return pair_of(reduce<kScale>(x), lo, x);  // x: no low term (unread)
+  }
+
+  // log_b(2^E (1 + r) / c_i) as h + *lo, plus `low` where kLow (ln only:
+  // log1p's correction, at most 2^-24 in magnitude, joins the low terms).
+  template <bool kLow = false>
+  F pair_of(const Reduced& q, F* lo, F low) const {
+    static_assert(!kLow || kBase == LogBase::e, "a low term is added to ln only");
+    const F r = q.r;
     // s + sl = r - r^2/2: r/2 is exact, r - s exact (Sterbenz), and the
     // second fma's sum is s's rounding error itself.
     const F hr = f32_mul(r, f32_splat(-0.5f));
@@ -65,16 +82,18 @@ struct LogF32 {
     const F sl = f32_fma(r, hr, f32_sub(r, s));
     // (s + sl) / ln b = p + pe + (s k_lo + sl k_hi), p + pe = s k_hi exactly.
     F p = s, small = sl;
+    if constexpr (kLow) small = f32_add(sl, low);
     if constexpr (kBase != LogBase::e) {
       const F k_hi = f32_splat(kB.k[0]);
       p = f32_mul(s, k_hi);
       small = f32_fma(sl, k_hi, f32_fma(s, f32_splat(kB.k[1]), f32_fms(s, k_hi, p)));
     }
     F he1, he2;
-    const F h1 = two_sum_fast(t_hi.lookup(piece), p, &he1);
-    const F e_two = kBase == LogBase::two ? e : f32_mul(e, f32_splat(kB.two[0]));  // exact
+    const F h1 = two_sum_fast(t_hi.lookup(q.piece), p, &he1);
+    const F e_two = kBase == LogBase::two ? q.e : f32_mul(q.e, f32_splat(kB.two[0]));  // exact
     const F h = two_sum_fast(e_two, h1, &he2);
-    const F t = kBase == LogBase::two ? t_lo.lookup(piece) : f32_fma(e, f32_splat(kB.two[1]), t_lo.lookup(piece));
+    const F t_low = t_lo.lookup(q.piece);
+    const F t = kBase == LogBase::two ? t_low : f32_fma(q.e, f32_splat(kB.two[1]), t_low);
     const F r3 = f32_mul(f32_mul(r, r), r);
     const F l = f32_fma(f32_fma(f32_fma(f32_splat(kB.l[3]), r, f32_splat(kB.l[2])), r, f32_splat(kB.l[1])), r,
                         f32_splat(kB.l[0]));
@@ -108,4 +127,46 @@ struct LogF32 {
     y = settle_tails(x, y, 0.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
     return settle_lanes(f32_lt(x, f32_splat(0.0f)), f32_splat(__builtin_nanf("")), y, hard);
   }
+};
+
+// log1p(-1) = -inf, NaN below -1 (-inf included), log1p(+inf) = +inf, and
+// log1p(x) = x for |x| < 2^-126: x - x^2/2 + ... lies within 2^-252 of the
+// float x, far inside its half-gap, and +-0 keep their sign.  The rules of
+// both log1p paths (Log1pF32 below, log_coarse.h's Log1pCoarse).
+inline F log1p_rescue(F x, F y, uint32_t* hard) {
+  y = settle_tails(x, y, -1.0f, -__builtin_inff(), __builtin_inff(), __builtin_inff(), hard);
+  y = settle_lanes(f32_lt(x, f32_splat(-1.0f)), f32_splat(__builtin_nanf("")), y, hard);
+  return settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-126f)), x, y, hard);
+}
+
+// log1p(x) = ln(v + vl), v + vl = 1 + x exactly (Fast2Sum on the larger of
+// 1 and x first), on ln's steps above: the AVX2 row's fast path in front of
+// Log1p (the AVX-512 row keeps log_coarse.h's coarse float64 evaluation).
+// For |x| < 2^-7, v lies on piece 16 with E = 0, c = 1, and r = x itself
+// (exact, where v - 1 would have lost x's low bits); elsewhere ln v + vl/v,
+// whose omitted (vl/v)^2/2 <= 2^-49, the division's rounding <= 2^-48 and
+// the sum into sl's <= 2^-48 are below 2^-39.7 of |log1p x| >= 2^-7.01:
+// within 2^-35.22 relative, 2^-34.94 with round_proven's inner rounding
+// (docs/elementwise.md, "log1p: the float32 path").
+// Hard: x <= -1, +inf, NaN and |x| < 2^-126 (the rescue's rules).
+struct Log1pF32 {
+  LogF32<LogBase::e> ln;
+
+  F eval(F x, uint32_t* hard) const {
+    const F one = f32_splat(1.0f);
+    F vl;
+    const F v = two_sum_fast(f32_max(x, one), f32_min(x, one), &vl);
+    LogF32<LogBase::e>::Reduced q = ln.reduce(v);
+    const FM tiny = f32_lt(f32_abs(x), f32_splat(0x1p-7f));
+    q.r = f32_select(tiny, x, q.r);
+    F lo;
+    const F h = ln.pair_of<true>(q, &lo, f32_select(tiny, f32_splat(0.0f), f32_div(vl, v)));
+    FM unproven;
+    const F y = round_proven(h, lo, &unproven);
+    const FM inside = fm_and(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))),
+                             f32_ge(f32_abs(x), f32_splat(0x1p-126f)));
+    *hard = fm_bits(fm_or(unproven, fm_not(inside)));
+    return y;
+  }
+  F rescue(F x, F y, uint32_t* hard) const { return log1p_rescue(x, y, hard); }
 };
