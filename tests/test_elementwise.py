@@ -299,6 +299,9 @@ def _range_edges(name):
             ends += [0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in (-100, -1, 0, 1, 20) for k in range(33)]
             ends += [0x3F8200C2, 0x3F820418, 0x3F8204D8, 0x3F8203D0, 0x3F82098C]
             ends += [0x00012345, 0x00400000, 0x007FFFFF]  # subnormals, which the rescue takes as their integers
+        else:
+            # the AVX2 row's float32 path: 1 + x at ln's piece ends (fn/log_f32.h) in a few binades
+            ends += u32(torch.tensor(_log_f32_piece_ends((-1, 0, 1, 20))) - 1)
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("softplus", "logsigmoid"):
         # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal
@@ -306,6 +309,10 @@ def _range_edges(name):
         edges = [7 * math.log(2) * s + d for s in (1, -1) for d in (-1e-6, 0, 1e-6)]
         edges += [s * v for s in (1, -1) for v in (14.55, 14.6, 20.0, 87.3, 87.4, 103.0, 104.0, 109.9, 110.0, 110.1,
                                                    200.0, 3e38, 2.0 ** -24, 2.0 ** -60, 2.0 ** -140)]
+        # the AVX2 row's float32 path (fn/softplus_f32.h): its range's end |x| = 48, and 1 + e^-|x| at ln's
+        # piece ends
+        edges += [s * v for s in (1, -1) for v in (48.0, 47.999996, 48.000004)]
+        edges += [s * -math.log(v - 1) for s in (1, -1) for v in _log_f32_piece_ends((0, 1)) if 1 < v <= 2]
         return u32(torch.tensor(edges + specials))
     if name in ("erf", "erfc", "gelu"):
         scale = math.sqrt(2) if name == "gelu" else 1.0
@@ -368,6 +375,13 @@ def test_rescue_thresholds_are_the_edges(name):
         got = expected(name, [b - outward, b, b + outward])
         want = u32(torch.tensor([limit], dtype=torch.float32))[0]
         assert got[1:] == [want, want] and got[0] != want, f"{name}: threshold {t!r} is not the edge of {limit}"
+
+
+def _log_f32_piece_ends(binades):
+    """The ends of ln's float32 pieces (bits 18-22 of bits(x) - bits(0.7421875), fn/log_f32.h) in the given
+    binades, as float values."""
+    bits = torch.tensor([0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in binades for k in range(33)], dtype=torch.int64)
+    return bits.to(torch.int32).view(torch.float32).tolist()
 
 
 def _float32_path_inputs(name):

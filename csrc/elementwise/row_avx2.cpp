@@ -24,11 +24,21 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// log1p on ln's float32 steps (fn/log_f32.h); the AVX-512 row has its coarse
-// float64 evaluation instead (row_avx512.cpp).
+// log1p on ln's float32 steps (fn/log_f32.h), and softplus and logsigmoid
+// on exp's and log1p's (fn/softplus_f32.h); the AVX-512 row has coarse
+// float64 evaluations of the three instead (row_avx512.cpp).
+#include "elementwise/fn/softplus_f32.h"
 template <>
 struct FastPath<Log1p> {
   using Kernel = Log1pF32;
+};
+template <>
+struct FastPath<Softplus> {
+  using Kernel = SoftplusF32<false>;
+};
+template <>
+struct FastPath<Logsigmoid> {
+  using Kernel = SoftplusF32<true>;
 };
 
 }  // namespace

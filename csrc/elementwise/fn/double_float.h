@@ -18,12 +18,15 @@ constexpr float kProvenRelative = 0x1.6a09e6p-35f;  // 2^-34.5
 // either way; about 2^-10 of lanes for values spread over binades), or
 // either is NaN.  Nothing here depends on the grid: it holds below powers
 // of two and for subnormal results alike.
-inline F round_proven(F h, F lo, FM* hard) {
-  const F e = f32_splat(kProvenRelative);
+// round_within takes the half-width as an argument, for a path whose bound
+// needs a wider one (softplus_f32.h: 2^-34).
+inline F round_within(F h, F lo, float relative, FM* hard) {
+  const F e = f32_splat(relative);
   const F below = f32_add(h, f32_fnma(h, e, lo)), above = f32_add(h, f32_fma(h, e, lo));
   *hard = f32_ne(below, above);
   return below;
 }
+inline F round_proven(F h, F lo, FM* hard) { return round_within(h, lo, kProvenRelative, hard); }
 
 // fl(h + lo), and *d = (h + lo) - fl(h + lo) exactly, for |lo| <= |h|
 // (Fast2Sum: y - h is exact by Sterbenz, and a sum's rounding error is a

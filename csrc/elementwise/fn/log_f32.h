@@ -141,26 +141,34 @@ inline F log1p_rescue(F x, F y, uint32_t* hard) {
 
 // log1p(x) = ln(v + vl), v + vl = 1 + x exactly (Fast2Sum on the larger of
 // 1 and x first), on ln's steps above: the AVX2 row's fast path in front of
-// Log1p (the AVX-512 row keeps log_coarse.h's coarse float64 evaluation).
-// For |x| < 2^-7, v lies on piece 16 with E = 0, c = 1, and r = x itself
-// (exact, where v - 1 would have lost x's low bits); elsewhere ln v + vl/v,
-// whose omitted (vl/v)^2/2 <= 2^-49, the division's rounding <= 2^-48 and
-// the sum into sl's <= 2^-48 are below 2^-39.7 of |log1p x| >= 2^-7.01:
-// within 2^-35.22 relative, 2^-34.94 with round_proven's inner rounding
-// (docs/elementwise.md, "log1p: the float32 path").
+// Log1p (the AVX-512 row keeps log_coarse.h's coarse float64 evaluation),
+// and softplus_f32.h's ln(1 + e^-|x|), whose argument is a pair w + wl.
+// For |w| < 2^-7, v lies on piece 16 with E = 0, c = 1, and r = w itself
+// (exact, where v - 1 would have lost w's low bits), plus wl / v; elsewhere
+// ln v + vl/v.  The omitted (vl/v)^2/2 <= 2^-49, the division's rounding <=
+// 2^-48 and the sum into sl's <= 2^-48 are below 2^-39.7 of |log1p x| >=
+// 2^-7.01: within 2^-35.22 relative, 2^-34.94 with round_proven's inner
+// rounding (docs/elementwise.md, "log1p, softplus and logsigmoid: the
+// float32 paths").
 // Hard: x <= -1, +inf, NaN and |x| < 2^-126 (the rescue's rules).
 struct Log1pF32 {
   LogF32<LogBase::e> ln;
 
-  F eval(F x, uint32_t* hard) const {
+  // ln(1 + w + wl) = h + *lo (h the return value) for w + wl > -1 finite,
+  // |wl| <= 2^-24 |w|.
+  F pair(F w, F wl, F* lo) const {
     const F one = f32_splat(1.0f);
     F vl;
-    const F v = two_sum_fast(f32_max(x, one), f32_min(x, one), &vl);
+    const F v = two_sum_fast(f32_max(w, one), f32_min(w, one), &vl);
     LogF32<LogBase::e>::Reduced q = ln.reduce(v);
-    const FM tiny = f32_lt(f32_abs(x), f32_splat(0x1p-7f));
-    q.r = f32_select(tiny, x, q.r);
+    const FM tiny = f32_lt(f32_abs(w), f32_splat(0x1p-7f));
+    q.r = f32_select(tiny, w, q.r);
+    return ln.pair_of<true>(q, lo, f32_div(f32_select(tiny, wl, f32_add(vl, wl)), v));
+  }
+
+  F eval(F x, uint32_t* hard) const {
     F lo;
-    const F h = ln.pair_of<true>(q, &lo, f32_select(tiny, f32_splat(0.0f), f32_div(vl, v)));
+    const F h = pair(x, f32_splat(0.0f), &lo);
     FM unproven;
     const F y = round_proven(h, lo, &unproven);
     const FM inside = fm_and(fm_and(f32_lt(f32_splat(-1.0f), x), f32_lt(x, f32_splat(__builtin_inff()))),
