@@ -41,18 +41,28 @@ struct SoftplusF32 {
   ExpF32 exp;
   Log1pF32 log1p;
 
-  F eval(F x, uint32_t* hard) const {
-    const F z = kLogsigmoid ? negated(x) : x;
-    const F a = f32_min(f32_abs(z), f32_splat(48.0f));  // NaN: 48 (the lane is hard)
-    F lo, sk, kn, d;
-    const F h = exp.unscaled<true>(a, &lo, &sk, &kn);
-    const F uh = two_sum_fast(h, lo, &d);
+  // softplus(z) = s + *lo (s the return value) within 2^-34.27 relative
+  // (2^-24 of *lo, round_within's inner rounding, included) for |z| < 48;
+  // the other lanes hold garbage.
+  F pair(F z, F* lo) const {
+    const F a = f32_min(f32_abs(z), f32_splat(48.0f));  // NaN: 48
+    F elo, sk, kn, d;
+    const F h = exp.unscaled<true>(a, &elo, &sk, &kn);
+    const F uh = two_sum_fast(h, elo, &d);
     F ll, e;
     const F l = log1p.pair(ExpF32::scale(uh, sk, kn), ExpF32::scale(d, sk, kn), &ll);
     const F zp = f32_max(z, f32_splat(0.0f));
     const F s = two_sum_fast(f32_max(zp, l), f32_min(zp, l), &e);
+    *lo = f32_add(e, ll);
+    return s;
+  }
+
+  F eval(F x, uint32_t* hard) const {
+    const F z = kLogsigmoid ? negated(x) : x;
+    F lo;
+    const F s = pair(z, &lo);
     FM unproven;
-    const F y = round_within(s, f32_add(e, ll), kSoftplusRelative, &unproven);
+    const F y = round_within(s, lo, kSoftplusRelative, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(f32_lt(f32_abs(z), f32_splat(48.0f)))));
     return kLogsigmoid ? negated(y) : y;
   }
