@@ -36,7 +36,8 @@ namespace {
 // coefficients are looked up by vpermt2pd (D16Table).  The AVX2 row has no
 // two-register permute of doubles; its gathers made gelu 64K 3.7x slower
 // than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
-// row), so there these functions keep their float64 path.
+// row), so there erf, erfc, gelu, sin and cos keep their float64 path, and
+// log1p, softplus and logsigmoid have float32 paths (row_avx2.cpp).
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"

@@ -1,5 +1,5 @@
 // Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
-// logistic_f32.h, rsqrt_f32.h, tanh_f32.h, log_f32.h, erfc_coarse.h,
+// logistic_f32.h, rsqrt_f32.h, tanh_f32.h, log_f32.h, softplus_f32.h, erfc_coarse.h,
 // log_coarse.h, softplus_coarse.h, sincos_coarse.h), as quoted in docs/elementwise.md, on
 // the AVX-512 row or, built with -DFAST_PATHS_AVX2, the AVX2 row (its
 // float32 paths; the coarse float64 evaluations are the AVX-512 row's
@@ -13,7 +13,9 @@
 //     float32 |x| <= 87 against float64 exp, of gelu_tanh's pair (x times
 //     the corrected quotient) against the float64 GeluTanh, of tanh's pair
 //     against the float64 Tanh, of ln's, log2's and log10's pairs against
-//     the float64 Log, Log2, Log10 (AVX-512 row), and the largest error of each coarse float64
+//     the float64 Log, Log2, Log10, of the AVX2 row's log1p and softplus
+//     pairs (log_f32.h, softplus_f32.h) against the float64 Log1p and
+//     Softplus, and the largest error of each coarse float64
 //     evaluation over every float32 input it takes (all 2^32 bit patterns
 //     but those C::outside hands on, results below 2^-126 or not finite,
 //     which the window test sends on too, and the inputs of the exact
@@ -31,9 +33,9 @@
 // 10 s on two cores).
 //
 // Names after the option (erf, log2, ...) keep the reports to those
-// functions; the pair errors of exp, gelu_tanh, tanh and the logarithms
-// are named exp_pair, gelu_tanh_pair, tanh_pair, log_pair, log2_pair and
-// log10_pair.
+// functions; the pair errors of exp, gelu_tanh, tanh, the logarithms and
+// softplus are named exp_pair, gelu_tanh_pair, tanh_pair, log_pair,
+// log2_pair, log10_pair, log1p_pair and softplus_pair.
 //
 //   g++ -O2 -std=c++17 -fopenmp -Icsrc -ffp-contract=off [-DFAST_PATHS_AVX2] -o /tmp/fast_paths \
 //       tools/cr/fast_paths.cpp csrc/elementwise/tables.cpp && /tmp/fast_paths [--errors] [--exact-tests] [NAME ...]
@@ -68,6 +70,7 @@ namespace avx2_row {
 #include "elementwise/kernels.h"
 namespace {
 #include "elementwise/row_simd.inc"
+#include "elementwise/fn/softplus_f32.h"
 }  // namespace
 }  // namespace avx2_row
 #else
@@ -78,7 +81,6 @@ namespace {
 #include "elementwise/row_simd.inc"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
-#include "elementwise/fn/log_f32.h"
 #include "elementwise/fn/sincos_coarse.h"
 #include "elementwise/fn/softplus_coarse.h"
 #include "elementwise/fn/reciprocal_f32.h"
@@ -257,7 +259,6 @@ void report_tanh_pair_error() {
               worst.input);
 }
 
-#ifndef FAST_PATHS_AVX2
 // The pair h + lo of ln, log2 or log10 before round_proven (LogF32::pair)
 // against the float64 S (within a few float64 ulps), relative, over every
 // normal positive float32 x but 1 (whose logarithm is 0 on both): the
@@ -270,6 +271,28 @@ void report_log_pair_error(const char* name) {
   std::printf("%s pair max relative error 2^%.2f, at 0x%08x\n", name, std::log2(worst.error), worst.input);
 }
 
+#ifdef FAST_PATHS_AVX2
+// The AVX2 row's log1p pair (Log1pF32::pair of x and 0) against the float64
+// Log1p over every float32 x > -1 with |x| >= 2^-126 (the path's range),
+// and softplus's pair (SoftplusF32::pair) against the float64 Softplus over
+// every |x| < 48 (logsigmoid's pair is softplus's at -x, negated): the
+// measured sides of their 2^-35.22 and 2^-34.27.
+void report_log1p_softplus_pair_errors() {
+  if (wanted("log1p_pair")) {
+    const Log1pF32 log1p;
+    const Worst worst = worst_pair_error<Log1p>(
+        [&](F x, F* lo) { return log1p.pair(x, f32_splat(0.0f), lo); }, [](F x) { return x; },
+        [](float x) { return x > -1.0f && std::isfinite(x) && std::fabs(x) >= 0x1p-126f; });
+    std::printf("log1p pair max relative error 2^%.2f, at 0x%08x\n", std::log2(worst.error), worst.input);
+  }
+  if (wanted("softplus_pair")) {
+    const SoftplusF32<false> softplus;
+    const Worst worst = worst_pair_error<Softplus>([&](F x, F* lo) { return softplus.pair(x, lo); },
+                                                   [](F x) { return x; }, [](float x) { return std::fabs(x) < 48.0f; });
+    std::printf("softplus pair max relative error 2^%.2f, at 0x%08x\n", std::log2(worst.error), worst.input);
+  }
+}
+#else
 // The coarse evaluation C's largest error against the accurate S, rule()
 // marking the inputs of C's exact rules.
 template <class C, class S>
@@ -367,19 +390,23 @@ int main(int argc, char** argv) {
   report_hard<SiluF32>("silu");
   report_hard<GeluTanhF32>("gelu_tanh");
   report_hard<TanhF32>("tanh", 0x41200000u);
-#ifndef FAST_PATHS_AVX2
   report_hard<LogF32<LogBase::e>>("log");
   report_hard<LogF32<LogBase::two>>("log2");
   report_hard<LogF32<LogBase::ten>>("log10");
+#ifdef FAST_PATHS_AVX2
+  report_hard<Log1pF32>("log1p", 0x3F800000u);
+  report_hard<SoftplusF32<false>>("softplus");
+  report_hard<SoftplusF32<true>>("logsigmoid");
 #endif
   if (errors) {
     if (wanted("exp_pair")) report_exp_pair_error();
     if (wanted("gelu_tanh_pair")) report_gelu_tanh_pair_error();
     if (wanted("tanh_pair")) report_tanh_pair_error();
-#ifndef FAST_PATHS_AVX2
     if (wanted("log_pair")) report_log_pair_error<LogBase::e, Log>("log");
     if (wanted("log2_pair")) report_log_pair_error<LogBase::two, Log2>("log2");
     if (wanted("log10_pair")) report_log_pair_error<LogBase::ten, Log10>("log10");
+#ifdef FAST_PATHS_AVX2
+    report_log1p_softplus_pair_errors();
 #endif
   }
 #ifndef FAST_PATHS_AVX2

@@ -145,11 +145,11 @@ inline F log1p_rescue(F x, F y, uint32_t* hard) {
 // and softplus_f32.h's ln(1 + e^-|x|), whose argument is a pair w + wl.
 // For |w| < 2^-7, v lies on piece 16 with E = 0, c = 1, and r = w itself
 // (exact, where v - 1 would have lost w's low bits), plus wl / v; elsewhere
-// ln v + vl/v.  The omitted (vl/v)^2/2 <= 2^-49, the division's rounding <=
-// 2^-48 and the sum into sl's <= 2^-48 are below 2^-39.7 of |log1p x| >=
-// 2^-7.01: within 2^-35.22 relative, 2^-34.94 with round_proven's inner
-// rounding (docs/elementwise.md, "log1p, softplus and logsigmoid: the
-// float32 paths").
+// ln v + vl/v.  The omitted (vl/v)^2/2 <= 2^-49 and the roundings of vl,
+// the division and the sum into sl (each <= 2^-48) are below 2^-39.4 of
+// |log1p x| >= 2^-7.01: within 2^-35.19 relative, 2^-34.91 with
+// round_proven's inner rounding (docs/elementwise.md, "log1p, softplus and
+// logsigmoid: the float32 paths").
 // Hard: x <= -1, +inf, NaN and |x| < 2^-126 (the rescue's rules).
 struct Log1pF32 {
   LogF32<LogBase::e> ln;

@@ -11,12 +11,12 @@
 //   u + ul = e^-|z|            exp's unscaled pair (2^-36.0 on the AVX2 row's
 //                              table of eight), renormalised by Fast2Sum and
 //                              scaled by 2^m (exact: u >= 2^-69.3)
-//   l + ll = ln(1 + u + ul)    Log1pF32::pair (2^-35.22; u's error reaches
+//   l + ll = ln(1 + u + ul)    Log1pF32::pair (2^-35.19; u's error reaches
 //                              it shrunk by u / ((1 + u) ln(1 + u)) <= 1)
 //   s + e  = max(z, 0) + l     Fast2Sum on the larger first (both >= 0)
 // rounded by round_within(s, e + ll): the terms have one sign, so the
 // relative bounds carry over, and the two roundings of the low part (each
-// 2^-24 of at most 2^-13.44 s) bring the total to 2^-34.27, which is why the
+// 2^-24 of at most 2^-13.44 s) bring the total to 2^-34.19, which is why the
 // test's half-width is 2^-34 here and not round_proven's 2^-34.5.
 // Hard: |z| >= 48 and NaN (the rescue's rules), and the lanes whose
 // rounding the test cannot prove.
@@ -41,7 +41,7 @@ struct SoftplusF32 {
   ExpF32 exp;
   Log1pF32 log1p;
 
-  // softplus(z) = s + *lo (s the return value) within 2^-34.27 relative
+  // softplus(z) = s + *lo (s the return value) within 2^-34.19 relative
   // (2^-24 of *lo, round_within's inner rounding, included) for |z| < 48;
   // the other lanes hold garbage.
   F pair(F z, F* lo) const {
