@@ -213,24 +213,19 @@ struct F32Table16 {
 };
 using TanhF32Table = F32Table16;
 
-// The log family's float32 tables (fn/log_f32.h): 32 floats in four
-// registers, looked up by four vpermps and three blends, on bits 3 and 4 of
-// the index moved to the sign bit.  Their pieces cannot be wider (that
-// path's error bound), and the three lookups, 21 of about 65 instructions a
-// block, still left ln at 0.65 of the float64 path's time (64K, Zen 3).
+// The log family's float32 tables (fn/log_f32.h): 32 floats as two tables
+// of 16, looked up by four vpermps and three blends (bit 4 of the index
+// picks the table, moved to the sign bit as F32Table16 moves bit 3).  Their
+// pieces cannot be wider (that path's error bound), and the three lookups,
+// 21 of about 65 instructions a block, still left ln at 0.65 of the float64
+// path's time (64K, Zen 3).
 struct F32Table32 {
   static constexpr int kEntries = 32;
-  __m256 t0, t1, t2, t3;
-  explicit F32Table32(const float* table)
-      : t0(_mm256_loadu_ps(table)), t1(_mm256_loadu_ps(table + 8)), t2(_mm256_loadu_ps(table + 16)),
-        t3(_mm256_loadu_ps(table + 24)) {}
+  F32Table16 lo, hi;
+  explicit F32Table32(const float* table) : lo(table), hi(table + 16) {}
   F lookup(F index) const {
-    const __m256i i = f32_int(index);
-    const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28));
-    const __m256 bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 27));
-    const __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t0, i), _mm256_permutevar8x32_ps(t1, i), bit3);
-    const __m256 hi = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t2, i), _mm256_permutevar8x32_ps(t3, i), bit3);
-    return {_mm256_blendv_ps(lo, hi, bit4)};
+    const __m256 bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(f32_int(index), 27));
+    return {_mm256_blendv_ps(lo.lookup(index).v, hi.lookup(index).v, bit4)};
   }
 };
 
