@@ -293,15 +293,14 @@ def _range_edges(name):
                                                                         2.0 ** -30, -(2.0 ** -60), 1e-40, 3e38]
         ends = u32(torch.tensor(ends + [1.0, 2.0, 0.5, 10.0, 100.0, 1e10, 2.0 ** -149, 2.0 ** 127, 2.0 ** -126, 3e38]))
         if name != "log1p":
-            # the AVX-512 row's float32 paths: their piece ends (bits 18-22 above 0.7421875, fn/log_f32.h) in a
-            # few binades, and where tools/cr/fast_paths.cpp --errors log_pair, log2_pair, log10_pair found
-            # their largest errors
-            ends += [0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in (-100, -1, 0, 1, 20) for k in range(33)]
+            # the vector rows' float32 paths: their piece ends in a few binades, and where
+            # tools/cr/fast_paths.cpp --errors log_pair, log2_pair, log10_pair found their largest errors
+            ends += u32(_log_f32_piece_ends((-100, -1, 0, 1, 20)))
             ends += [0x3F8200C2, 0x3F820418, 0x3F8204D8, 0x3F8203D0, 0x3F82098C]
             ends += [0x00012345, 0x00400000, 0x007FFFFF]  # subnormals, which the rescue takes as their integers
         else:
             # the AVX2 row's float32 path: 1 + x at ln's piece ends (fn/log_f32.h) in a few binades
-            ends += u32(torch.tensor(_log_f32_piece_ends((-1, 0, 1, 20))) - 1)
+            ends += u32(_log_f32_piece_ends((-1, 0, 1, 20)) - 1)
         return ends + [b + d for b in ends for d in (-2, -1, 1, 2)] + u32(torch.tensor([-1.0, -1e-30] + specials))
     if name in ("softplus", "logsigmoid"):
         # u = e^-|x| = 2^-7 (the series' edge), the exponent's clamp at 110, results leaving the normal
@@ -312,7 +311,7 @@ def _range_edges(name):
         # the AVX2 row's float32 path (fn/softplus_f32.h): its range's end |x| = 48, and 1 + e^-|x| at ln's
         # piece ends
         edges += [s * v for s in (1, -1) for v in (48.0, 47.999996, 48.000004)]
-        edges += [s * -math.log(v - 1) for s in (1, -1) for v in _log_f32_piece_ends((0, 1)) if 1 < v <= 2]
+        edges += [s * -math.log(v - 1) for s in (1, -1) for v in _log_f32_piece_ends((0, 1)).tolist() if 1 < v <= 2]
         return u32(torch.tensor(edges + specials))
     if name in ("erf", "erfc", "gelu"):
         scale = math.sqrt(2) if name == "gelu" else 1.0
@@ -379,9 +378,9 @@ def test_rescue_thresholds_are_the_edges(name):
 
 def _log_f32_piece_ends(binades):
     """The ends of ln's float32 pieces (bits 18-22 of bits(x) - bits(0.7421875), fn/log_f32.h) in the given
-    binades, as float values."""
+    binades, as a float32 tensor."""
     bits = torch.tensor([0x3F3E0000 + k * 2 ** 18 + e * 2 ** 23 for e in binades for k in range(33)], dtype=torch.int64)
-    return bits.to(torch.int32).view(torch.float32).tolist()
+    return bits.to(torch.int32).view(torch.float32)
 
 
 def _float32_path_inputs(name):
