@@ -21,7 +21,9 @@ linear on one sample computes it: the dot rows), mm (MxKxN: row-major (M,
 K) times row-major (K, N), the GEMM driver and micro-kernels), conv_forward,
 conv_grad_input, conv_grad_weight (NxCxHxOC: a 3x3 convolution with padding 1
 of (N, C, H, H) to OC channels, one of its three kernels; the forward with a
-bias), or any correctly rounded unary function's name.
+bias), any correctly rounded unary function's name, or that name with
+_grad (its fused backward, csrc/elementwise/grad_blocks.inc, reading the
+forward's output as autograd hands it; torch's time is its backward alone).
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
@@ -43,7 +45,7 @@ import torch
 
 import repdl
 from repdl._scalar import bits32
-from repdl.benchmarks.elementwise import TORCH, domain
+from repdl.benchmarks.elementwise import TORCH, domain, pair
 from repdl.benchmarks.timing import steady_heap
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
@@ -132,12 +134,29 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         v = reduction_view(x, (x.dim() - 1,))
         ref = torch.log_softmax if kind else torch.softmax
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
+    if case.endswith("_grad") and case[:-len("_grad")] in _INDEX:
+        return unary_grad_call(case[:-len("_grad")], x)
     if case not in _INDEX:
         raise SystemExit(f"unknown case {case!r}: "
-                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_CONV, *_INDEX])}")
+                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_CONV, *_INDEX, 'NAME_grad'])}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     x = domain(case, x)  # as bench_in_cache.py times it (sqrt of a negative is NaN, a different case)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
+
+
+def unary_grad_call(name, x):
+    """The fused backward of a correctly rounded unary function at x
+    (domain(name, x), as the forward's case): (run(C, out), torch's backward
+    of the same function, its graph built once)."""
+    x = domain(name, x)
+    g = repdl.random.randn(*x.shape)
+    torch_fn, repdl_fn = pair(name)
+    y = (repdl.sigmoid if name == "silu" else repdl_fn)(x)  # what the formula reads (unary_grad)
+    leaf = x.detach().requires_grad_()
+    y_torch = torch_fn(leaf)
+    return (lambda C, out: C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(),
+                                           x.numel()) or out,
+            lambda: torch.autograd.grad(y_torch, leaf, g, retain_graph=True))
 
 
 def conv_call(case, shape):
