@@ -137,8 +137,8 @@ def kernel_and_torch(case, shape, step=False, causal=False):
     if case.endswith("_grad") and case[:-len("_grad")] in _INDEX:
         return unary_grad_call(case[:-len("_grad")], x)
     if case not in _INDEX:
-        raise SystemExit(f"unknown case {case!r}: "
-                         f"{', '.join([*_SOFTMAX, 'layer_norm', 'batch_norm', 'group_norm', 'mm', 'matvec', *_CONV, *_INDEX, 'NAME_grad'])}")
+        cases = [*_SOFTMAX, "layer_norm", "batch_norm", "group_norm", "mm", "matvec", *_CONV, *_INDEX, "NAME_grad"]
+        raise SystemExit(f"unknown case {case!r}: {', '.join(cases)}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     x = domain(case, x)  # as bench_in_cache.py times it (sqrt of a negative is NaN, a different case)
     return (lambda C, out: C.cr_unary(_INDEX[case], x.data_ptr(), out.data_ptr(), x.numel()) or out, lambda: ref(x))
