@@ -47,8 +47,10 @@ import repdl
 from repdl._scalar import bits32
 from repdl.benchmarks.elementwise import TORCH, domain, pair
 from repdl.benchmarks.timing import steady_heap
+from repdl.backends import cpu
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
+from repdl.ops.elementwise import FUSED_GRADIENT_READS
 
 _SOFTMAX = {"softmax": (0, False), "log_softmax": (1, False),
             "softmax_backward": (0, True), "log_softmax_backward": (1, True)}
@@ -150,8 +152,8 @@ def unary_grad_call(name, x):
     of the same function, its graph built once)."""
     x = domain(name, x)
     g = repdl.random.randn(*x.shape)
-    torch_fn, repdl_fn = pair(name)
-    y = (repdl.sigmoid if name == "silu" else repdl_fn)(x)  # what the formula reads (unary_grad)
+    torch_fn = pair(name)[0]
+    y = getattr(cpu, FUSED_GRADIENT_READS.get(name, name))(x)  # what the formula reads: silu's sigmoid(x)
     leaf = x.detach().requires_grad_()
     y_torch = torch_fn(leaf)
     return (lambda C, out: C.cr_unary_grad(_INDEX[name], g.data_ptr(), x.data_ptr(), y.data_ptr(), out.data_ptr(),
