@@ -99,11 +99,12 @@ inline D f32_rsqrt_seed(D x) {
 // float32 lanes
 inline F f32_sqrt(F a) { return {_mm256_sqrt_ps(a.v)}; }
 inline F f32_div(F a, F b) { return {_mm256_div_ps(a.v, b.v)}; }
-// 1/sqrt(a) within 2^-21.3 relative: rsqrtps (1.5 2^-12, the vendor's
-// bits) and one Newton step y (3 - a y^2)/2 in float32, 1.5 d^2 + four
-// roundings (docs/elementwise.md, "rsqrt").  fl(1 / fl(sqrt a)) held the
-// divider for both of its operations: 64K, 1 thread, Zen 3, 2.8 times the
-// time of the step's four (21.6 us against 7.7, the seed alone).
+// 1/sqrt(a) within 2^-21.7 relative: rsqrtps (1.5 2^-12, the vendor's
+// bits) and one Newton step y + (y/2) (1 - (a y) y) in float32 (y/2
+// exact; docs/elementwise.md, "rsqrt").  fl(1 / fl(sqrt a)) held the
+// divider for both its operations and lengthened the chain: 64K, 1 thread,
+// Zen 3, the kernel in 0.89 of its time (the seed alone: 7.7 us against
+// 21.6).
 inline F f32_rsqrt_seed(F a) {
   const __m256 y = _mm256_rsqrt_ps(a.v);
   const __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(a.v, y), y, _mm256_set1_ps(1.0f));

@@ -4,7 +4,8 @@
 // the float32 path").
 //
 //   y = f32_rsqrt_seed(x)             |y sqrt(x) - 1| <= 2^-14: vrsqrt14ps
-//                                     (AVX-512), fl(1 / fl(sqrt x)) (AVX2)
+//                                     (AVX-512), rsqrtps and a Newton step
+//                                     (AVX2)
 //   e = 1 - x y^2                     y^2 = yh + yl exactly (one fma), then
 //                                     two fmas: |error| <= 2^-36
 //   1/sqrt x = y (1 - e)^(-1/2) = y + y (e/2 + 3 e^2/8) + O(y e^3)
