@@ -1,6 +1,21 @@
 // The AVX2 row of every elementwise kernel: four float64 lanes per step
 // (eight float32 lanes for the exact kernels).
 #if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "elementwise/cr.h"
+
+// Everything above is compiled for the baseline (docs/DEVELOPING.md: inline
+// functions from shared headers are merged across files by the linker);
+// only what follows, which runs after isa.cpp has checked the CPU, may use
+// AVX2 and FMA.
 #pragma GCC target("avx2,fma")
 // The float64 paths are chains of about 110 instructions a half-block
 // (gelu: 227 a block of eight, 40 of them constant loads), and in GCC's
@@ -18,16 +33,6 @@
 // Instruction order changes no bit: each operation is the same IEEE one
 // (-ffp-contract=off holds under the pragma).
 #pragma GCC optimize("schedule-insns", "sched-pressure")
-#include <immintrin.h>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
-
-#include "elementwise/cr.h"
 
 namespace repdl {
 namespace elementwise {

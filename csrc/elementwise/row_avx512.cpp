@@ -2,7 +2,6 @@
 // (sixteen float32 lanes for the exact kernels), the AVX2 row's arithmetic
 // on twice the lanes.
 #if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx512f,avx2,fma")
 // GCC 12's shift and insert intrinsics start from _mm512_undefined_*(),
 // which its own -Wmaybe-uninitialized / -Wuninitialized then report; the
 // value is never read.
@@ -19,6 +18,12 @@
 #include <utility>
 
 #include "elementwise/cr.h"
+
+// Everything above is compiled for the baseline (docs/DEVELOPING.md: inline
+// functions from shared headers are merged across files by the linker);
+// only what follows, which runs after isa.cpp has checked the CPU, may use
+// AVX-512.
+#pragma GCC target("avx512f,avx2,fma")
 
 namespace repdl {
 namespace elementwise {
