@@ -1,6 +1,9 @@
-// Small AVX2 building blocks shared by the AVX2 kernel files.  Include only
-// from a file that has enabled the target with `#pragma GCC target("avx2,fma")`
-// before its includes.
+// Small AVX2 building blocks shared by the AVX2 and AVX-512 kernel files.
+// Include only after the file's `#pragma GCC target(...)`.  They live in an
+// anonymous namespace, each file's own copy: the AVX-512 files compile them
+// under their target, and an inline function with external linkage would be
+// merged by the linker with the AVX2 files' copy (copy_run was, a weak
+// symbol in norm_avx2.o and norm_avx512.o; tests/test_isa_sources.py).
 #pragma once
 
 #include <immintrin.h>
@@ -9,6 +12,7 @@
 
 namespace repdl {
 namespace avx2 {
+namespace {
 
 // In-register transpose of an 8x8 float block: r[i] lane j <-> r[j] lane i.
 inline void transpose8(__m256 r[8]) {
@@ -124,5 +128,6 @@ inline __m256 canonical_nan8(__m256 v) {
   return _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 }
 
+}  // namespace
 }  // namespace avx2
 }  // namespace repdl
