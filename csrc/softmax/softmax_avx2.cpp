@@ -19,6 +19,12 @@ namespace {
 // keeps up with the five fmas of divide_by_reciprocal (softmax 16x512x512
 // on Sapphire Rapids with the AVX2 row forced: 0.99 of the time).
 constexpr bool kFmaDivision = false;
+// No burst of requests for dx's lines in backward_group (the AVX-512 row
+// asks): on Zen 3 16% of backward_group's samples sat on them, and
+// without them the kernel alone takes, new / old (ab_kernels.py, geometric
+// mean of both orders), 64x128x128 0.95, 16x512x512 0.91, 4096x1000
+// 0.94-0.99 on one thread, 0.93-0.94 on two; as in a step (--step) 0.96-1.00.
+constexpr bool kClaimDx = false;
 #include "softmax/lines.inc"
 }  // namespace
 

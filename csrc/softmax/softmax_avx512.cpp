@@ -20,6 +20,8 @@ namespace {
 // lines.inc's divide: by the line's reciprocal and two fma corrections,
 // where one vdivps on 512 bits takes ten cycles (Intel).
 constexpr bool kFmaDivision = true;
+// backward_group's burst of requests for dx's lines (Zen 4, Xeon).
+constexpr bool kClaimDx = true;
 #include "softmax/lines.inc"
 }  // namespace
 

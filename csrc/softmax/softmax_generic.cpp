@@ -11,6 +11,7 @@ namespace repdl {
 namespace softmax {
 namespace {
 constexpr bool kFmaDivision = false;  // lines.inc's divide: IEEE division (no fma on the baseline)
+constexpr bool kClaimDx = true;       // backward_group's requests for dx's lines, as the AVX-512 row
 #include "softmax/lines.inc"
 }  // namespace
 
