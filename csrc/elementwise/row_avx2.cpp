@@ -62,6 +62,23 @@ struct FastPath<Logsigmoid> {
   using Kernel = SoftplusF32<true>;
 };
 
+// erf, erfc and gelu on a series over the middle of their range
+// (fn/erf_series.h); the AVX-512 row has pieces over all of it instead.
+#include "elementwise/fn/erf_rules.h"
+#include "elementwise/fn/erf_series.h"
+template <>
+struct FastPath<Erf> {
+  using Kernel = Float64Tier<ErfSeries>;
+};
+template <>
+struct FastPath<Erfc> {
+  using Kernel = Float64Tier<ErfcSeries>;
+};
+template <>
+struct FastPath<Gelu> {
+  using Kernel = Float64Tier<GeluSeries>;
+};
+
 }  // namespace
 
 #include "elementwise/row_entries.inc"

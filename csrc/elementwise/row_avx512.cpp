@@ -46,6 +46,7 @@ namespace {
 // path's time for gelu, erf and erfc (64K, Zen 3), so there erf, erfc, gelu,
 // sin and cos keep their float64 path, and log1p, softplus and logsigmoid
 // have float32 paths (row_avx2.cpp).
+#include "elementwise/fn/erf_rules.h"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"

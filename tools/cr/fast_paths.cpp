@@ -79,6 +79,7 @@ namespace avx512_row {
 #include "elementwise/kernels.h"
 namespace {
 #include "elementwise/row_simd.inc"
+#include "elementwise/fn/erf_rules.h"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"

@@ -10,7 +10,8 @@
 // division.  docs/elementwise.md ("erfc, gelu and the log family: the
 // coarse float64 evaluation") has the error analysis.
 //
-// Written in the row vocabulary with D16Table (row_avx512.h).
+// Written in the row vocabulary with D16Table (row_avx512.h), after
+// fn/erf_rules.h.
 
 // P[k][i]: the coefficient of t^k on piece i (tools/cr/fit_erf.py --erfc-pieces).
 alignas(64) constexpr double kErfcPieces[10][16] = {
@@ -46,16 +47,11 @@ struct ErfcPieces {
   }
 };
 
-// W = 2^20 ulps: a relative error below 2^-33 is below 2^20 ulps (|v| <
-// 2^53 ulps of v).
-constexpr int kCoarseWindow = 1 << 20;
-
 // erfc(z) = e for z >= 0, 2 - e for z < 0 (e = erfc(|z|) <= 1 <= 2 - e, so
 // the subtraction keeps the relative bound), 2 for z <= -4 (erfc(-4) = 2 -
 // 1.5e-8 rounds to 2, as every erfc below does).  Hard: z >= 4 (erfc < 1.6e-8,
 // down to the subnormals) and NaN.
-struct ErfcCoarse {
-  static constexpr int kWindow = kCoarseWindow;
+struct ErfcCoarse : ErfcRules {
   ErfcPieces pieces;
 
   D eval(D z) const {
@@ -63,23 +59,15 @@ struct ErfcCoarse {
     return select(lt(z, D(0.0)), select(le(z, D(-4.0)), D(2.0), D(2.0) - e), e);
   }
   static FM outside(F z) { return fm_not(f32_lt(z, f32_splat(4.0f))); }
-  // erfc(z) rounds to +0 for z >= 10.0541954 (+inf included).
-  static F rescue(F z, F y, uint32_t* hard) {
-    return settle_tails(z, y, -__builtin_inff(), 2.0f, 0x1.41bbf8p+3f, 0.0f, hard);
-  }
 };
 
 // gelu(x) = (x/2) erfc(z), z = -x/sqrt 2 (Gelu's formula), for |x| <= 5.65,
 // where |z| <= 3.9951 < 4.  z's rounding (2^-53) and the constant's (2^-54)
 // move erfc by at most (2 z^2 + 1) 2^-52 < 2^-47 relative; the product two
-// more roundings.  Above 5.65, gelu(x) = x (1 - Q), Q = erfc(x/sqrt 2)/2 <
-// 8.1e-9 < 2^-26, lies within the half-gap below x, so x is the rounded
-// result (an exact rule, not the window's argument; +inf included).  Hard:
-// x < -5.65 (-inf included) and NaN.  Zeros keep their sign, and results
-// below 2^-126 (subnormal x/2) are hard through the window test.
-constexpr double kGeluIdentity = 5.65;
-struct GeluCoarse {
-  static constexpr int kWindow = kCoarseWindow;
+// more roundings.  Above 5.65, x (GeluRules).  Hard: x < -5.65 (-inf
+// included) and NaN.  Zeros keep their sign, and results below 2^-126
+// (subnormal x/2) are hard through the window test.
+struct GeluCoarse : GeluRules {
   ErfcPieces pieces;
 
   D eval(D x) const {
@@ -88,14 +76,6 @@ struct GeluCoarse {
     return select(gt(x, D(kGeluIdentity)), x, (x * D(0.5)) * c);
   }
   static FM outside(F x) { return fm_not(f32_ge(x, f32_splat(static_cast<float>(-kGeluIdentity)))); }
-  // gelu(x) rounds to -0 for x <= -14.3560686 (-inf included); near zero
-  // (|x| < 2^-60, gelu_near_zero's range) it is half_above(x), which
-  // settles the subnormal results there.
-  static F rescue(F x, F y, uint32_t* hard) {
-    const FM near_zero = f32_lt(f32_abs(x), f32_splat(static_cast<float>(kGeluTiny)));
-    if (fm_bits(near_zero) & *hard) y = settle_lanes(near_zero, half_above(x), y, hard);
-    return settle_tails(x, y, -0x1.cb64eap+3f, -0.0f, __builtin_inff(), __builtin_inff(), hard);
-  }
 };
 
 // erf(x) = the sign of x times 1 - erfc(|x|) on the pieces for 2^-13 <=
@@ -111,14 +91,10 @@ struct GeluCoarse {
 // 2^-51.  So kCoarseWindow's 2^-33 holds (tools/cr/fast_paths.cpp --errors
 // measures it).  The series x P(x^2) of the accurate path (erf_small, ten
 // terms, within 6 u) took a fifth of this evaluation's time where the
-// pieces alone meet the window.  For |x| >= 4, erf(x) = +-(1 - 1.5e-8) or
-// closer, inside the half-gap below 1 (2^-25), so +-1 is the rounded result
-// (an exact rule; +-inf included).  Hard: NaN; results below 2^-126 through
-// the window test (zeros stand: x times a positive number keeps their
-// sign), which the rescue settles.
-struct ErfCoarse {
-  static constexpr int kWindow = kCoarseWindow;
-  static constexpr double kC0 = 0x1.20dd750429b6dp+0;  // 2/sqrt(pi)
+// pieces alone meet the window.  For |x| >= 4, +-1 (ErfRules).  Hard: NaN;
+// results below 2^-126 through the window test (zeros stand: x times a
+// positive number keeps their sign), which the rescue settles.
+struct ErfCoarse : ErfRules {
   ErfcPieces pieces;
 
   D eval(D x) const {
@@ -128,17 +104,4 @@ struct ErfCoarse {
     return select(lt(ax, D(0x1p-13)), x * fma(x * x, D(kC1), D(kC0)), big);
   }
   static FM outside(F x) { return f32_ne(x, x); }
-  // Subnormal x, whose results lie on the grid of 2^-149 (below 2^-126 and
-  // up to c0 2^-126): erf(x) = c0 x (1 - x^2/3 ...), whose correction
-  // (2^-252 relative) moves nothing, is fl32(fl64(c0) x): x = j 2^-149, j <
-  // 2^23, and the product's error (within 2^-52 relative: c0's rounding
-  // and the product's) stays below the distance from c0 j to the nearest
-  // half-integer for every j (the crosscheck compares all of them with
-  // the float64 path).  One at a time through that path, subnormal inputs
-  // took 37 times the random-input time.
-  static F rescue(F x, F y, uint32_t* hard) {
-    const FM tiny = f32_lt(f32_abs(x), f32_splat(0x1p-126f));
-    if (fm_bits(tiny) & *hard) y = settle_lanes(tiny, narrow(widen_lo(x) * D(kC0), widen_hi(x) * D(kC0)), y, hard);
-    return settle_nan(x, y, hard);
-  }
 };
