@@ -43,9 +43,10 @@ namespace {
 // than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
 // row), and e^(-a^2) times erfcx on four unit pieces, one vpermps a
 // coefficient (degree 11, 2^-35.2), 1.22, 1.26 and 1.50 times the accurate
-// path's time for gelu, erf and erfc (64K, Zen 3), so there erf, erfc, gelu,
-// sin and cos keep their float64 path, and log1p, softplus and logsigmoid
-// have float32 paths (row_avx2.cpp).
+// path's time for gelu, erf and erfc (64K, Zen 3), so there sin and cos
+// keep their float64 path, erf, erfc and gelu have a series without tables
+// over the middle of their range (fn/erf_series.h), and log1p, softplus and
+// logsigmoid have float32 paths (row_avx2.cpp).
 #include "elementwise/fn/erf_rules.h"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"

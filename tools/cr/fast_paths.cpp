@@ -1,10 +1,10 @@
 // Measurements of the vector rows' fast paths (csrc/elementwise/fn/exp_f32.h,
 // logistic_f32.h, rsqrt_f32.h, tanh_f32.h, log_f32.h, softplus_f32.h, erfc_coarse.h,
-// log_coarse.h, softplus_coarse.h, sincos_coarse.h), as quoted in docs/elementwise.md, on
-// the AVX-512 row or, built with -DFAST_PATHS_AVX2, the AVX2 row (its
-// float32 paths; the coarse float64 evaluations are the AVX-512 row's
-// alone).  Measurements, not checks (crosscheck.py and verify.py check the
-// results):
+// log_coarse.h, softplus_coarse.h, sincos_coarse.h, erf_series.h), as quoted in
+// docs/elementwise.md, on the AVX-512 row or, built with -DFAST_PATHS_AVX2,
+// the AVX2 row (its float32 paths and its erf series; the pieces and the
+// other coarse float64 evaluations are the AVX-512 row's alone).
+// Measurements, not checks (crosscheck.py and verify.py check the results):
 //
 //   * how often each hands a lane to the accurate float64 path, over every
 //     float32 of |x| in a range, each sign (a few seconds);
@@ -71,6 +71,8 @@ namespace avx2_row {
 namespace {
 #include "elementwise/row_simd.inc"
 #include "elementwise/fn/softplus_f32.h"
+#include "elementwise/fn/erf_rules.h"
+#include "elementwise/fn/erf_series.h"
 }  // namespace
 }  // namespace avx2_row
 #else
@@ -293,7 +295,8 @@ void report_log1p_softplus_pair_errors() {
     std::printf("softplus pair max relative error 2^%.2f, at 0x%08x\n", std::log2(worst.error), worst.input);
   }
 }
-#else
+#endif
+
 // The coarse evaluation C's largest error against the accurate S, rule()
 // marking the inputs of C's exact rules.
 template <class C, class S>
@@ -320,8 +323,6 @@ void report_error(const char* name, bool (*rule)(float) = [](float) { return fal
   std::printf("%-10s max %.3g ulps (2^%.2f), window %d (2^%.0f), at 0x%08x\n", name, worst.error,
               std::log2(worst.error), C::kWindow, std::log2(C::kWindow), worst.input);
 }
-
-#endif
 
 #ifndef FAST_PATHS_AVX2
 // A rounding test `passes(x, c)` against the correct result `exact(x)`
@@ -410,7 +411,16 @@ int main(int argc, char** argv) {
     report_log1p_softplus_pair_errors();
 #endif
   }
-#ifndef FAST_PATHS_AVX2
+#ifdef FAST_PATHS_AVX2
+  report_hard<Float64Tier<ErfSeries>>("erf", 0x40080000u);
+  report_hard<Float64Tier<ErfcSeries>>("erfc", 0x40080000u);
+  report_hard<Float64Tier<GeluSeries>>("gelu", 0x40400000u);
+  if (errors) {
+    report_error<ErfSeries, Erf>("erf", [](float x) { return std::fabs(x) >= 4.0f; });
+    report_error<ErfcSeries, Erfc>("erfc", [](float z) { return z <= -4.0f; });
+    report_error<GeluSeries, Gelu>("gelu", [](float x) { return x > kGeluIdentity; });
+  }
+#else
   report_hard<Float64Tier<ErfCoarse>>("erf");
   report_hard<Float64Tier<ErfcCoarse>>("erfc", 0x40800000u);
   report_hard<Float64Tier<GeluCoarse>>("gelu", 0x40800000u);
