@@ -62,6 +62,21 @@ def test_tails_against_mpfr(name, lo, hi):
     check_against_mpfr(name, _range_bits(lo, hi, 3000, seed=int(abs(lo * 10))))
 
 
+@pytest.mark.parametrize("name", ["erf", "erfc", "gelu"])
+def test_stretches_beyond_the_series(name):
+    """Stretches of inputs spread beyond the AVX2 row's series (3 or 4
+    randn: a third of them outside it) between stretches inside it (randn):
+    the row takes the series, its queue of hard lanes, its detour to the
+    float64 path and back (fn/erf_series.h, run_fast in row_simd.inc), and
+    gives the reference's bits throughout."""
+    g = repdl.random.Generator(23)
+    x = torch.cat([repdl.random.randn(n, generator=g) * s
+                   for n, s in ((5000, 1), (9000, 3), (700, 1), (6000, 4), (3001, 1), (4100, 3))])
+    expected = getattr(ref, name)(x)
+    assert_bitwise_equal(getattr(cpu, name)(x), expected)
+    assert_bitwise_equal(getattr(repdl, name)(x.clone()), expected)
+
+
 # ---- the public API -----------------------------------------------------------------------------
 
 def test_gelu_api():
