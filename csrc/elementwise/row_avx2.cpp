@@ -49,35 +49,23 @@ namespace {
 // on exp's and log1p's (fn/softplus_f32.h); the AVX-512 row has coarse
 // float64 evaluations of the three instead (row_avx512.cpp).
 #include "elementwise/fn/softplus_f32.h"
-template <>
-struct FastPath<Log1p> {
-  using Kernel = Log1pF32;
-};
-template <>
-struct FastPath<Softplus> {
-  using Kernel = SoftplusF32<false>;
-};
-template <>
-struct FastPath<Logsigmoid> {
-  using Kernel = SoftplusF32<true>;
-};
+#define REPDL_FAST_PATH(S, ...) \
+  template <>                   \
+  struct FastPath<S> {          \
+    using Kernel = __VA_ARGS__; \
+  };
+REPDL_FAST_PATH(Log1p, Log1pF32)
+REPDL_FAST_PATH(Softplus, SoftplusF32<false>)
+REPDL_FAST_PATH(Logsigmoid, SoftplusF32<true>)
 
 // erf, erfc and gelu on a series over the middle of their range
 // (fn/erf_series.h); the AVX-512 row has pieces over all of it instead.
 #include "elementwise/fn/erf_rules.h"
 #include "elementwise/fn/erf_series.h"
-template <>
-struct FastPath<Erf> {
-  using Kernel = Float64Tier<ErfSeries>;
-};
-template <>
-struct FastPath<Erfc> {
-  using Kernel = Float64Tier<ErfcSeries>;
-};
-template <>
-struct FastPath<Gelu> {
-  using Kernel = Float64Tier<GeluSeries>;
-};
+REPDL_FAST_PATH(Erf, Float64Tier<ErfSeries>)
+REPDL_FAST_PATH(Erfc, Float64Tier<ErfcSeries>)
+REPDL_FAST_PATH(Gelu, Float64Tier<GeluSeries>)
+#undef REPDL_FAST_PATH
 
 }  // namespace
 
