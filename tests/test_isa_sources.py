@@ -7,6 +7,7 @@ without that instruction set then stops on an illegal instruction where a
 narrower file calls it.  So every header's definitions are compiled under
 one target, or kept apart (an anonymous namespace, or a namespace of the
 row's own).  Read from the sources, as the preprocessor would on x86-64."""
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -17,10 +18,11 @@ X86 = re.compile(r"#if defined\(__x86_64__\)")
 TARGET_AWARE = {"immintrin.h"}
 
 
+@functools.lru_cache(maxsize=None)
 def contexts():
     """{header: {(namespace path at its first inclusion, target)}} over
     every translation unit, and the system headers first included under a
-    target, as (file, header) pairs."""
+    target, as (file, header) pairs; read once for the three tests below."""
     seen = defaultdict(set)
     late_system = []
     for unit in sorted(CSRC.rglob("*.cpp")):
