@@ -104,7 +104,8 @@ inline F f32_div(F a, F b) { return {_mm256_div_ps(a.v, b.v)}; }
 // exact; docs/elementwise.md, "rsqrt").  fl(1 / fl(sqrt a)) held the
 // divider for both its operations and lengthened the chain: 64K, 1 thread,
 // Zen 3, the kernel in 0.89 of its time (the seed alone: 7.7 us against
-// 21.6).
+// 21.6).  kRsqrtSeedBits: fn/rsqrt_f32.h's correction reads the bound.
+constexpr int kRsqrtSeedBits = 21;
 inline F f32_rsqrt_seed(F a) {
   const __m256 y = _mm256_rsqrt_ps(a.v);
   const __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(a.v, y), y, _mm256_set1_ps(1.0f));

@@ -102,6 +102,7 @@ inline F f32_sqrt(F a) { return {_mm512_sqrt_ps(a.v)}; }
 inline F f32_div(F a, F b) { return {_mm512_div_ps(a.v, b.v)}; }
 // 1/sqrt(a) within 2^-14 relative (vrsqrt14ps; its bits may differ between
 // vendors, which only the rounding test after it sees: fn/rsqrt_f32.h).
+constexpr int kRsqrtSeedBits = 14;
 inline F f32_rsqrt_seed(F a) { return {_mm512_rsqrt14_ps(a.v)}; }
 inline F f32_mul(F a, F b) { return {_mm512_mul_ps(a.v, b.v)}; }
 inline F f32_load(const float* p) { return {_mm512_loadu_ps(p)}; }

@@ -10,6 +10,8 @@
 //                                     two fmas: |error| <= 2^-36
 //   1/sqrt x = y (1 - e)^(-1/2) = y + y (e/2 + 3 e^2/8) + O(y e^3)
 //
+// (y e/2 alone where the seed is within 2^-21, kRsqrtSeedBits: the AVX2
+// row's, |e| < 2^-20.69, 3 e^2/8 < 2^-42.8 y.)
 // rounded by round_proven (fn/double_float.h) with h = y.  Hard: x outside
 // [2^-96, 2^96] (zeros, negatives, subnormals, infinities, NaN, and the
 // ranges where y^2's low part would leave the normal numbers).  There y^2
@@ -27,7 +29,11 @@ struct RsqrtF32 {
     const F yh = f32_mul_where(in_range, y, y);
     const F yl = f32_fms_where(in_range, y, y, yh);
     const F e = f32_fnma(x, yl, f32_fnma(x, yh, one));
-    const F lo = f32_mul(y, f32_mul(e, f32_fma(e, f32_splat(0.375f), f32_splat(0.5f))));
+    // With the finer seed, one product after e, where y (e (3 e/8 + 1/2))
+    // was three dependent operations: 64K, 1 thread, Zen 3, the kernel in
+    // 0.89-0.90 of the time (`ab_kernels.py`, both orders).
+    const F lo = kRsqrtSeedBits >= 21 ? f32_mul(f32_mul(y, f32_splat(0.5f)), e)
+                                      : f32_mul(y, f32_mul(e, f32_fma(e, f32_splat(0.375f), f32_splat(0.5f))));
     FM unproven;
     const F r = round_proven(y, lo, &unproven);
     *hard = fm_bits(fm_or(unproven, fm_not(in_range)));
