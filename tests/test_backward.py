@@ -303,6 +303,27 @@ def test_scalar_ops_keep_tensors_only_where_their_gradient_reads_them():
     assert len(repdl.div(2.0, x).grad_fn.saved_tensors) == 2
 
 
+def test_tensor_ops_keep_tensors_only_where_their_gradient_reads_them():
+    """a + b and a - b keep no tensor for their backward (their gradients
+    read the shapes only; torch's add and sub keep nothing), a * b keeps a
+    and b, a / b keeps b and the output.  So a tensor that a gradient does
+    not read may change in place before the backward, as with torch's ops."""
+    a = repdl.random.randn(5, generator=repdl.random.Generator(1)).requires_grad_()
+    b = repdl.random.randn(5, generator=repdl.random.Generator(2))
+    c = repdl.random.randn(5, generator=repdl.random.Generator(3))
+    saved = lambda y: [t.data_ptr() for t in y.grad_fn.saved_tensors]  # noqa: E731
+    assert saved(repdl.add(a, c)) == saved(repdl.sub(a, c)) == []
+    q = repdl.div(a, b)
+    assert saved(q) == [b.data_ptr(), q.data_ptr()]
+    y = repdl.mul(a, b)
+    assert saved(y) == [a.data_ptr(), b.data_ptr()]
+    s = repdl.add(a, c)
+    c.neg_()  # an operand of s, which s's gradient does not read
+    y.neg_()  # the output of y, which y's gradient does not read
+    assert_bitwise_equal(torch.autograd.grad(s, a, torch.ones(5))[0], torch.ones(5))
+    assert_bitwise_equal(torch.autograd.grad(y, a, torch.ones(5))[0], -b)
+
+
 def test_max_routes_the_gradient_to_the_returned_index():
     x = torch.tensor([[1.0, 3.0, 3.0], [-0.0, 0.0, -1.0]], requires_grad=True)
     v, i = repdl.max(x, 1)

@@ -30,10 +30,24 @@ _NUMBER = (float, int)
 # g is the output's gradient; an operand that was broadcast gets its
 # gradient summed back over the broadcast dims (_grad.sum_to).
 
-def _save_operands(ctx, inputs, output):
+def _keep_shapes(ctx, inputs, output):
+    """add and sub: their gradients read no tensor, only the operands'
+    shapes (as torch's add saves nothing, so no operand stays alive until the
+    backward for them)."""
     a, b = inputs
     ctx.shapes = (a.shape, b.shape)
-    ctx.save_for_backward(a, b, output)
+
+
+def _save_operands(ctx, inputs, output):
+    """mul: both operands (each is the other's gradient factor)."""
+    _keep_shapes(ctx, inputs, output)
+    ctx.save_for_backward(*inputs)
+
+
+def _save_divisor(ctx, inputs, output):
+    """div: the divisor and the quotient (b's gradient is -g * (y / b))."""
+    _keep_shapes(ctx, inputs, output)
+    ctx.save_for_backward(inputs[1], output)
 
 
 def _add_backward(ctx, g):
@@ -47,7 +61,7 @@ def _sub_backward(ctx, g):
 
 
 def _mul_backward(ctx, g):
-    a, b, _ = ctx.saved_tensors
+    a, b = ctx.saved_tensors
     sa, sb = ctx.shapes
     ga = _grad.sum_to(_TENSOR_OPS["mul"](g, b), sa) if ctx.needs_input_grad[0] else None
     gb = _grad.sum_to(_TENSOR_OPS["mul"](g, a), sb) if ctx.needs_input_grad[1] else None
@@ -55,7 +69,7 @@ def _mul_backward(ctx, g):
 
 
 def _div_backward(ctx, g):
-    _, b, y = ctx.saved_tensors
+    b, y = ctx.saved_tensors
     sa, sb = ctx.shapes
     ga = _grad.sum_to(_TENSOR_OPS["div"](g, b), sa) if ctx.needs_input_grad[0] else None
     gb = _grad.sum_to(_TENSOR_OPS["mul"](neg(g), _TENSOR_OPS["div"](y, b)), sb) if ctx.needs_input_grad[1] else None
@@ -95,6 +109,7 @@ def _div_scalar_backward(ctx, g):
 
 
 _BACKWARD = {"add": _add_backward, "sub": _sub_backward, "mul": _mul_backward, "div": _div_backward}
+_SETUP = {"add": _keep_shapes, "sub": _keep_shapes, "mul": _save_operands, "div": _save_divisor}
 _SCALAR_BACKWARD = {"add": _add_scalar_backward, "sub": _sub_scalar_backward, "mul": _mul_scalar_backward,
                     "div": _div_scalar_backward}
 
@@ -107,7 +122,7 @@ def _binary_op(op):
         return a.new_empty(_checks.broadcast_shape(op, a.shape, b.shape))
 
     impl.__name__ = f"{op}_impl"
-    prim = primitive(op, impl, fake, setup_context=_save_operands, backward=_BACKWARD[op],
+    prim = primitive(op, impl, fake, setup_context=_SETUP[op], backward=_BACKWARD[op],
                      vmap=_batching.elementwise(lambda a, b: prim(a, b)))
     return prim
 
