@@ -12,6 +12,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 import repdl
 from repdl import backends
 from repdl._aten import is_exact
+from repdl.ops import elementwise
 from repdl.testing import assert_bitwise_equal
 from repdl.verify import pattern
 
@@ -322,6 +323,27 @@ def test_tensor_ops_keep_tensors_only_where_their_gradient_reads_them():
     y.neg_()  # the output of y, which y's gradient does not read
     assert_bitwise_equal(torch.autograd.grad(s, a, torch.ones(5))[0], torch.ones(5))
     assert_bitwise_equal(torch.autograd.grad(y, a, torch.ones(5))[0], -b)
+
+
+# The parameters of the unary primitives that take them (elementwise._OPS).
+UNARY_PARAMS = {"pow_int": (3,), "softplus_param": (2.0, 10.0), "elu_param": (0.5,), "celu_param": (0.5,)}
+
+
+def test_unary_primitives_keep_the_one_tensor_their_gradient_reads():
+    """Each unary primitive keeps y (elementwise.GRADIENT_READS_OUTPUT, and
+    std's square root) or x, not both.  A recorded backward (create_graph)
+    hands its formula None for the other, so a formula that read it would
+    raise here; the fused backward's bits are the formula's."""
+    reads_output = elementwise.GRADIENT_READS_OUTPUT | {"std_sqrt"}
+    x0 = repdl.random.rand(64, generator=repdl.random.Generator(1)) + 0.25  # in every function's domain
+    g = repdl.random.randn(64, generator=repdl.random.Generator(2))
+    for name, prim in elementwise._OPS.items():
+        x = x0.clone().requires_grad_()
+        y = prim(x, *UNARY_PARAMS.get(name, ()))
+        assert [t.data_ptr() for t in y.grad_fn.saved_tensors] == [(y if name in reads_output else x).data_ptr()]
+        fused = torch.autograd.grad(y, x, g, retain_graph=True)[0]
+        recorded = torch.autograd.grad(y, x, g, create_graph=True)[0]
+        assert_bitwise_equal(recorded.detach(), fused)
 
 
 def test_max_routes_the_gradient_to_the_returned_index():

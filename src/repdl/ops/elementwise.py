@@ -46,12 +46,14 @@ def _unary_vmap(prim):
     return rule
 
 
-def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
+def _unary_op(name: str, gradient, impl=None, fake=_fake_unary, reads_output: bool = False):
     """The primitive repdl::<name> over a backend function, differentiable
     by `gradient(g, x, y, *params)` (x the input, y the output, params the
     op's Python-number parameters).  The unary functions proper (no impl
     given) also get their gradient as one primitive, which a backend may
-    fuse (_fused_gradient); a double backward records `gradient` itself."""
+    fuse (_fused_gradient); a double backward records `gradient` itself.
+    The primitive keeps for its backward the one tensor `gradient` reads:
+    y with reads_output, else x (the other is passed as None)."""
     fused = reads = None
     if impl is None:
         def impl(x: Tensor) -> Tensor:
@@ -63,12 +65,15 @@ def _unary_op(name: str, gradient, impl=None, fake=_fake_unary):
 
     def setup_context(ctx, inputs, output):
         ctx.params = inputs[1:]
-        ctx.save_for_backward(inputs[0], output)
+        ctx.save_for_backward(output if reads_output else inputs[0])
 
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
+        (kept,) = ctx.saved_tensors
         if fused is not None and not torch.is_grad_enabled():
-            return (fused(g, x, y if reads is None else _OPS[reads](x)),)
+            # The fused kernel reads only what the formula reads: the kept
+            # tensor stands in for the other, unread.
+            return (fused(g, kept, kept if reads is None else _OPS[reads](kept)),)
+        x, y = (None, kept) if reads_output else (kept, None)
         return (gradient(g, x, y, *ctx.params), *(None for _ in ctx.params))
 
     prim = _OPS[name] = primitive(name, impl, fake, setup_context=setup_context, backward=backward,
@@ -90,6 +95,12 @@ def _fused_gradient(name: str, gradient):
     return primitive(f"{name}_backward", impl, lambda g, x, y: torch.empty_like(x))
 
 
+# The correctly rounded functions whose gradient formula reads the output
+# y; every other one reads the input x alone.  Each keeps for its backward
+# the one tensor its formula reads, as torch's exp keeps its result and its
+# log its input: the other may be freed, or changed in place, before the
+# backward.
+GRADIENT_READS_OUTPUT = frozenset({"exp", "exp2", "expm1", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid"})
 _OPS = {}  # name -> the primitive, for gradients that call one
 _FUSED = {}  # name -> its fused gradient's primitive
 # The fused gradient of `name` reads this function of x in y's place: its
@@ -98,7 +109,7 @@ FUSED_GRADIENT_READS = {"silu": "sigmoid"}
 
 
 def _unary(name: str, doc: str):
-    op = _unary_op(name, _GRADIENTS[name])
+    op = _unary_op(name, _GRADIENTS[name], reads_output=name in GRADIENT_READS_OUTPUT)
 
     def public(input: Tensor) -> Tensor:
         return op(_checks.float32_input(name, input))

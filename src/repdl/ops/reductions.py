@@ -260,7 +260,7 @@ def _std_sqrt_grad(g, v, y):
     return torch.where(zero, torch.zeros_like(g), P.div(g, P.mul(y, 2.0)))
 
 
-_std_sqrt = elementwise._unary_op("std_sqrt", _std_sqrt_grad, _std_sqrt_impl)
+_std_sqrt = elementwise._unary_op("std_sqrt", _std_sqrt_grad, _std_sqrt_impl, reads_output=True)
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
