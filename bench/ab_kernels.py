@@ -78,16 +78,16 @@ def load(path, tag):
     return module
 
 
-def kernel_and_torch(case, shape, step=False, causal=False):
+def kernel_and_torch(case, shape, step=False, causal=False, scale=3.0):
     """(run(C, out) -> the result's tensor, torch's call) for one case on
     inputs from repdl.random; causal: -inf above the diagonal of the last
-    two dims (an attention mask's scores)."""
+    two dims (an attention mask's scores); the main input is `scale` randn."""
     repdl.random.manual_seed(1)
     if case == "group_norm":
         if len(shape) != 4:
             raise SystemExit("group_norm takes a shape NxCxLxG")
         *shape, groups = shape
-        return group_norm_step(repdl.random.randn(*shape) * 3, repdl.random.randn(*shape),
+        return group_norm_step(repdl.random.randn(*shape) * scale, repdl.random.randn(*shape),
                                repdl.random.randn(shape[1]), repdl.random.randn(shape[1]), groups)
     if case in _CONV:
         return conv_call(case, shape)
@@ -99,7 +99,7 @@ def kernel_and_torch(case, shape, step=False, causal=False):
         return (lambda C, out: C.gemm(m, n, k, a.data_ptr(), k, 1, b.data_ptr(), n, 1, out.data_ptr(), n, 0)
                 or out.view(-1)[:m * n],
                 lambda: torch.mm(a, b))
-    x = repdl.random.randn(*shape) * 3
+    x = repdl.random.randn(*shape) * scale
     if causal:
         x = x.masked_fill(torch.ones(shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
     if case == "layer_norm":
@@ -277,6 +277,9 @@ def main():
     parser.add_argument("--step", action="store_true", help="softmax cases: forward and backward as in a step")
     parser.add_argument("--causal", action="store_true", help="-inf above the diagonal of the last two dims")
     parser.add_argument("--isa", help="the row both builds run (avx512, avx2, generic; default: the CPU's best)")
+    parser.add_argument("--scale", type=float, default=3.0,
+                        help="the main input is scale * randn (default 3: spread beyond the series and the "
+                             "float32 paths' ranges; 1 as bench_in_cache.py draws it)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     shape = tuple(int(s) for s in args.shape.split("x"))
@@ -285,7 +288,7 @@ def main():
     # allocations, and in --step runs one build took about 300 faults per
     # call and the other none, 1.5-2.4 times the time with the same .so.
     steady_heap()
-    run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal)
+    run, torch_call = kernel_and_torch(args.case, shape, args.step, args.causal, args.scale)
     builds = {"A": load(args.a, "a"), "B": load(args.b, "b")}
     if args.isa:
         for C in builds.values():
