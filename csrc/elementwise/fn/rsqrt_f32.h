@@ -10,9 +10,9 @@
 //                                     two fmas: |error| <= 2^-36
 //   1/sqrt x = y (1 - e)^(-1/2) = y + y (e/2 + 3 e^2/8) + O(y e^3)
 //
-// (y e/2 alone where the seed is within 2^-21, kRsqrtSeedBits: the AVX2
-// row's, |e| < 2^-20.69, 3 e^2/8 < 2^-42.8 y.)
-// rounded by round_proven (fn/double_float.h) with h = y.  Hard: x outside
+// (y + y e/2 alone where the row's seed is within 2^-21, kRsqrtSeedBits:
+// the AVX2 row's, |e| < 2^-20.69, 3 e^2/8 < 2^-42.8 y), rounded by
+// round_proven (fn/double_float.h) with h = y.  Hard: x outside
 // [2^-96, 2^96] (zeros, negatives, subnormals, infinities, NaN, and the
 // ranges where y^2's low part would leave the normal numbers).  There y^2
 // is not computed (the AVX-512 row's masked products), so that its parts
