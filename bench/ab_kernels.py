@@ -11,7 +11,12 @@ median of the per-round ratios B/A is the number to report.
 
     cp src/repdl/_C*.so /tmp/old.so   # before the change; rebuild; then
     python bench/ab_kernels.py /tmp/old.so src/repdl/_C*.so softmax 4096x1000 [--threads 2] [--rounds 20]
-                               [--isa avx2]
+                               [--isa avx2] [--scale 1]
+
+The input is 3 randn unless --scale says otherwise: spread beyond the fast
+paths' ranges (a third of gelu's lanes beyond its series), where
+bench_in_cache.py's randn keeps most inside; a path that covers part of
+the range can look slower on one and faster on the other.
 
 CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
 the last dim), layer_norm (ROWSxN: forward and backward, always as --step
