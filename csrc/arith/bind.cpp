@@ -6,6 +6,7 @@
 
 #include "arith/arith.h"
 #include "common/pyargs.h"
+#include "common/pytensor.h"
 
 namespace repdl {
 namespace {
@@ -96,6 +97,108 @@ PyObject* py_clamp(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// ---- native entries (common/route.cpp) ------------------------------------
+// backends/cpu/arith.py's dense cases taking the tensors themselves, with the
+// same kernel calls, so a small op skips the backend's Python layers; any
+// other case returns None and the route calls the Python function.  `self`
+// is the operation's code; the route has checked that a and b are plain
+// float32 tensors on the CPU.
+
+// The index space of a op b for shapes sa and sb in the two dense cases
+// that backends/cpu/arith.py's binary passes as flat ranges: equal shapes
+// (one dim of numel), and sb a row over sa's last dim (rows x cols, b's
+// row stride 0).  1 when it is one of them (`it` filled), 0 when not, -1
+// with an exception.
+int dense_space(PyObject* sa, PyObject* sb, arith::Iter<2>* it) {
+  int64_t n;
+  if (!pytensor::numel(sa, &n)) return -1;
+  const int equal = PyObject_RichCompareBool(sa, sb, Py_EQ);
+  if (equal != 0) {
+    it->ndim = 1;
+    it->sizes[0] = n;
+    it->strides[0][0] = it->strides[1][0] = 1;
+    return equal;
+  }
+  const Py_ssize_t rank = PyTuple_GET_SIZE(sa);
+  if (PyTuple_GET_SIZE(sb) != 1 || rank < 2) return 0;
+  const long long cols = PyLong_AsLongLong(PyTuple_GET_ITEM(sb, 0));
+  if (cols == 0 || cols != PyLong_AsLongLong(PyTuple_GET_ITEM(sa, rank - 1))) return PyErr_Occurred() ? -1 : 0;
+  it->ndim = 2;
+  it->sizes[0] = n / cols;
+  it->sizes[1] = cols;
+  it->strides[0][0] = cols;
+  it->strides[1][0] = 0;
+  it->strides[0][1] = it->strides[1][1] = 1;
+  return 1;
+}
+
+// native_binary(a, b): a op b for contiguous a and b in a dense case.
+PyObject* py_native_binary(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 2)) return nullptr;
+  PyObject* const ab[2] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1)};
+  bool dense_a, dense_b;
+  if (!pytensor::is_contiguous(ab[0], &dense_a) || !pytensor::is_contiguous(ab[1], &dense_b)) return nullptr;
+  if (!dense_a || !dense_b) Py_RETURN_NONE;
+  PyObject* sa = pytensor::shape(ab[0]);
+  PyObject* sb = sa ? pytensor::shape(ab[1]) : nullptr;
+  arith::Iter<2> it;
+  const int dense = sb ? dense_space(sa, sb, &it) : -1;
+  Py_XDECREF(sa);
+  Py_XDECREF(sb);
+  if (dense < 0) return nullptr;
+  if (dense == 0) Py_RETURN_NONE;
+  int64_t addresses[3];
+  PyObject* out = pytensor::output_and_addresses(ab, 2, addresses);
+  if (out == nullptr) return nullptr;
+  it.in[0] = as_ptr<const float>(addresses[1]);
+  it.in[1] = as_ptr<const float>(addresses[2]);
+  const auto op = static_cast<arith::Binary>(PyLong_AsLong(self));
+  kernel_call([&] { arith::binary(op, it, as_ptr<float>(addresses[0])); });
+  return out;
+}
+
+// native_binary_scalar(a, s, scalar_left): a op s (or s op a) for a
+// contiguous a and s a Python float holding a float32 value.
+PyObject* py_native_binary_scalar(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 3)) return nullptr;
+  PyObject* const a[1] = {PyTuple_GET_ITEM(args, 0)};
+  PyObject* s = PyTuple_GET_ITEM(args, 1);
+  bool dense;
+  if (!pytensor::is_contiguous(a[0], &dense)) return nullptr;
+  if (!dense || !PyFloat_CheckExact(s)) Py_RETURN_NONE;
+  PyObject* shape = pytensor::shape(a[0]);
+  arith::Iter<1> it;
+  it.ndim = 1;
+  it.strides[0][0] = 1;
+  const bool ok = shape != nullptr && pytensor::numel(shape, &it.sizes[0]);
+  Py_XDECREF(shape);
+  if (!ok) return nullptr;
+  int64_t addresses[2];
+  PyObject* out = pytensor::output_and_addresses(a, 1, addresses);
+  if (out == nullptr) return nullptr;
+  it.in[0] = as_ptr<const float>(addresses[1]);
+  const auto op = static_cast<arith::Binary>(PyLong_AsLong(self));
+  const double value = PyFloat_AS_DOUBLE(s);
+  const bool left = PyTuple_GET_ITEM(args, 2) == Py_True;
+  // The conversion to float is exact (s holds a float32 value) and runs
+  // inside the IEEE environment, so no caller's FTZ can flush a subnormal s.
+  kernel_call([&] { arith::binary_scalar(op, it, static_cast<float>(value), left, as_ptr<float>(addresses[0])); });
+  return out;
+}
+
+PyMethodDef g_native_binary = {"native_binary", py_native_binary, METH_VARARGS, "binary's native entry."};
+PyMethodDef g_native_binary_scalar = {"native_binary_scalar", py_native_binary_scalar, METH_VARARGS,
+                                      "binary_scalar's native entry."};
+
+// make_native_binary(op) and make_native_binary_scalar(op): the entries of one operation.
+PyObject* py_make_native_binary(PyObject*, PyObject* op) {
+  return valid_op(PyLong_AsLongLong(op)) ? PyCFunction_New(&g_native_binary, op) : nullptr;
+}
+
+PyObject* py_make_native_binary_scalar(PyObject*, PyObject* op) {
+  return valid_op(PyLong_AsLongLong(op)) ? PyCFunction_New(&g_native_binary_scalar, op) : nullptr;
+}
+
 const PyMethodDef kMethods[] = {
     {"compare", py_compare, METH_VARARGS, "IEEE x > >= < <= h into a bool mask."},
     {"clamp_backward", py_clamp_backward, METH_VARARGS, "clamp's gradient: g inside the range, +0.0 outside."},
@@ -103,6 +206,9 @@ const PyMethodDef kMethods[] = {
     {"binary", py_binary, METH_VARARGS, "IEEE float32 a + - * / b over broadcast strided operands."},
     {"binary_scalar", py_binary_scalar, METH_VARARGS, "IEEE float32 a + - * / s (or s op a) for one float32 s."},
     {"fma", py_fma, METH_VARARGS, "Single-rounding fma32 over broadcast strided operands."},
+    {"make_native_binary", py_make_native_binary, METH_O, "The native entry of binary(op, ...) (a route's)."},
+    {"make_native_binary_scalar", py_make_native_binary_scalar, METH_O,
+     "The native entry of binary_scalar(op, ...) (a route's)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

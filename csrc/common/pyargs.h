@@ -1,7 +1,9 @@
 // Argument plumbing between Python and the kernels.  Tensors cross the
 // boundary as (data pointer, sizes, strides) integers, never as PyTorch
-// objects, so the extension needs no PyTorch headers.  Python (the
+// C++ objects, so the extension needs no PyTorch headers.  Python (the
 // repdl.backends.cpu package) has already checked dtypes, shapes and devices.
+// (The native entries read a few tensors' Python attributes instead:
+// pytensor.h.)
 #pragma once
 
 #define PY_SSIZE_T_CLEAN

@@ -7,9 +7,10 @@
 // that must stay Python, torch.compiler.is_dynamo_compiling(), which
 // dynamo folds while it traces (it cannot trace into C).
 //
-// route = make_route(impl, custom, transformable_apply, record, positions,
-//                    plain_types, tensor_base, functorch_active,
-//                    grad_enabled, unwrap_if_dead, compiler)
+// route, forward = make_route(impl, custom, transformable_apply, record,
+//                              positions, plain_types, tensor_base,
+//                              functorch_active, grad_enabled, unwrap_if_dead,
+//                              compiler, native, backends)
 // route(args) then runs, for the argument tuple `args`:
 //   custom(*args)               compiler._is_compiling_flag is set (torch.export
 //                               runs the Python eagerly), or a tensor at
@@ -19,7 +20,16 @@
 //   record(*unwrapped)          a tensor requires grad and grad mode is on
 //                               (tensors unwrapped from dead functorch
 //                               wrappers, as Function.apply does);
+//   native(*args)               otherwise, when native is not None, every
+//                               tensor is on the CPU and no backend is forced
+//                               (backends._forced is None): the CPU backend's
+//                               native entry (pytensor.h), which computes the
+//                               common case of impl with the same kernel
+//                               call, or returns None for impl to take it;
 //   impl(*args)                 otherwise.
+// forward(args), which record's autograd.Function calls for its forward
+// (where grad mode is off), runs native(*args) or impl(*args) by the same
+// rule.
 #include "common/pyargs.h"
 
 namespace {
@@ -27,12 +37,14 @@ namespace {
 // The items of the tuple a route holds as its `self`.
 enum Slot : Py_ssize_t {
   kImpl, kCustom, kTransformable, kRecord, kPositions, kPlainTypes, kTensorBase, kFunctorchActive,
-  kGradEnabled, kUnwrapIfDead, kCompiler, kSlots
+  kGradEnabled, kUnwrapIfDead, kCompiler, kNative, kBackends, kSlots
 };
 
+PyObject* g_is_cpu = nullptr;
 PyObject* g_is_meta = nullptr;
 PyObject* g_requires_grad = nullptr;
 PyObject* g_compiling_flag = nullptr;
+PyObject* g_forced = nullptr;
 
 // 1 true, 0 false, -1 an exception.
 int attribute_true(PyObject* obj, PyObject* name) {
@@ -76,8 +88,11 @@ PyObject* record_call(PyObject* route, PyObject* args) {
   return out;
 }
 
-// The slot of the entry a call of `args` takes, or kSlots with an exception set.
-Slot choose(PyObject* route, PyObject* args) {
+// The slot of the entry a call of `args` takes, or kSlots with an exception
+// set; *on_cpu tells whether every tensor given is on the CPU.  A CPU tensor
+// is not meta, so for the common case `is_cpu` costs what `is_meta` would.
+Slot choose(PyObject* route, PyObject* args, bool* on_cpu) {
+  *on_cpu = true;
   const int compiling = attribute_true(PyTuple_GET_ITEM(route, kCompiler), g_compiling_flag);
   if (compiling != 0) return compiling < 0 ? kSlots : kCustom;
   PyObject* plain = PyTuple_GET_ITEM(route, kPlainTypes);
@@ -89,8 +104,13 @@ Slot choose(PyObject* route, PyObject* args) {
     PyObject* a = PyTuple_GET_ITEM(args, i);
     PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(a));
     if (type == PyTuple_GET_ITEM(plain, 0) || type == PyTuple_GET_ITEM(plain, 1)) {
-      const int meta = attribute_true(a, g_is_meta);
-      if (meta != 0) return meta < 0 ? kSlots : kCustom;
+      const int cpu = attribute_true(a, g_is_cpu);
+      if (cpu < 0) return kSlots;
+      if (cpu == 0) {
+        *on_cpu = false;
+        const int meta = attribute_true(a, g_is_meta);
+        if (meta != 0) return meta < 0 ? kSlots : kCustom;
+      }
       if (!grad) {
         const int requires = attribute_true(a, g_requires_grad);
         if (requires < 0) return kSlots;
@@ -107,18 +127,61 @@ Slot choose(PyObject* route, PyObject* args) {
   return enabled < 0 ? kSlots : (enabled ? kRecord : kImpl);
 }
 
-PyObject* route_call(PyObject* route, PyObject* args) {
-  if (!PyTuple_Check(args)) {
-    PyErr_SetString(PyExc_TypeError, "a route takes the tuple of its primitive's arguments");
-    return nullptr;
+// impl(*args), or native(*args) where the native entry takes the call: every
+// tensor on the CPU (on_cpu) and no backend forced.
+PyObject* implementation_call(PyObject* route, PyObject* args, bool on_cpu) {
+  PyObject* native = PyTuple_GET_ITEM(route, kNative);
+  if (native != Py_None && on_cpu) {
+    PyObject* forced = PyObject_GetAttr(PyTuple_GET_ITEM(route, kBackends), g_forced);
+    if (forced == nullptr) return nullptr;
+    Py_DECREF(forced);
+    if (forced == Py_None) {
+      PyObject* out = PyObject_Call(native, args, nullptr);
+      if (out != Py_None) return out;  // the result, or nullptr with the exception
+      Py_DECREF(out);
+    }
   }
-  const Slot entry = choose(route, args);
+  return PyObject_Call(PyTuple_GET_ITEM(route, kImpl), args, nullptr);
+}
+
+bool is_args_tuple(PyObject* args) {
+  if (PyTuple_Check(args)) return true;
+  PyErr_SetString(PyExc_TypeError, "a route takes the tuple of its primitive's arguments");
+  return false;
+}
+
+PyObject* route_call(PyObject* route, PyObject* args) {
+  if (!is_args_tuple(args)) return nullptr;
+  bool on_cpu;
+  const Slot entry = choose(route, args, &on_cpu);
   if (entry == kSlots) return nullptr;
   if (entry == kRecord) return record_call(route, args);
+  if (entry == kImpl) return implementation_call(route, args, on_cpu);
   return PyObject_Call(PyTuple_GET_ITEM(route, entry), args, nullptr);
 }
 
+// The implementation's call inside the recording autograd.Function's
+// forward (record's): there grad mode is off and the tensors are plain
+// (unwrapped), so only the native entry's condition is left to test.
+PyObject* forward_call(PyObject* route, PyObject* args) {
+  if (!is_args_tuple(args)) return nullptr;
+  PyObject* positions = PyTuple_GET_ITEM(route, kPositions);
+  bool on_cpu = true;
+  for (Py_ssize_t p = 0; on_cpu && p < PyTuple_GET_SIZE(positions); ++p) {
+    const Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, p));
+    if (i >= PyTuple_GET_SIZE(args)) break;
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    if (a == Py_None) continue;
+    const int cpu = PyObject_IsInstance(a, PyTuple_GET_ITEM(route, kTensorBase)) > 0 ? attribute_true(a, g_is_cpu) : 0;
+    if (cpu < 0) return nullptr;
+    on_cpu = cpu;
+  }
+  return implementation_call(route, args, on_cpu);
+}
+
 PyMethodDef g_route_def = {"route", route_call, METH_O, "A primitive's eager route (common/route.cpp)."};
+PyMethodDef g_forward_def = {"forward", forward_call, METH_O,
+                             "A primitive's implementation inside its recording autograd.Function (common/route.cpp)."};
 
 PyObject* py_make_route(PyObject*, PyObject* args) {
   if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != kSlots) {
@@ -131,13 +194,15 @@ PyObject* py_make_route(PyObject*, PyObject* args) {
     PyErr_SetString(PyExc_TypeError, "make_route: positions a tuple of ints, plain_types a tuple of two types");
     return nullptr;
   }
-  if (g_is_meta == nullptr) {
+  if (g_forced == nullptr) {
+    g_is_cpu = PyUnicode_InternFromString("is_cpu");
     g_is_meta = PyUnicode_InternFromString("is_meta");
     g_requires_grad = PyUnicode_InternFromString("requires_grad");
     g_compiling_flag = PyUnicode_InternFromString("_is_compiling_flag");
-    if (g_is_meta == nullptr || g_requires_grad == nullptr || g_compiling_flag == nullptr) return nullptr;
+    g_forced = PyUnicode_InternFromString("_forced");
+    if (!g_is_cpu || !g_is_meta || !g_requires_grad || !g_compiling_flag || !g_forced) return nullptr;
   }
-  return PyCFunction_New(&g_route_def, args);
+  return Py_BuildValue("(NN)", PyCFunction_New(&g_route_def, args), PyCFunction_New(&g_forward_def, args));
 }
 
 const PyMethodDef kRouteMethods[] = {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/pyargs.h"
+#include "common/pytensor.h"
 #include "elementwise/cr.h"
 #include "elementwise/elementwise.h"
 
@@ -26,6 +27,35 @@ PyObject* py_unary(PyObject*, PyObject* args) {
     elementwise::unary_threaded(static_cast<Unary>(v[0]), as_ptr<const float>(v[1]), as_ptr<float>(v[2]), v[3]);
   });
   Py_RETURN_NONE;
+}
+
+// The native entry of one function (common/route.cpp; `self` its index):
+// backends/cpu/elementwise.py's function for a contiguous x, with the same
+// kernel call, or None for the route to call that function.
+PyObject* py_native_unary(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 1)) return nullptr;
+  PyObject* const x[1] = {PyTuple_GET_ITEM(args, 0)};
+  bool dense;
+  if (!pytensor::is_contiguous(x[0], &dense)) return nullptr;
+  if (!dense) Py_RETURN_NONE;
+  PyObject* shape = pytensor::shape(x[0]);
+  int64_t n = 0;
+  const bool ok = shape != nullptr && pytensor::numel(shape, &n);
+  Py_XDECREF(shape);
+  int64_t addresses[2];
+  PyObject* out = ok ? pytensor::output_and_addresses(x, 1, addresses) : nullptr;
+  if (out == nullptr) return nullptr;
+  const auto fn = static_cast<Unary>(PyLong_AsLong(self));
+  const auto* in = as_ptr<const float>(addresses[1]);
+  kernel_call([&] { elementwise::unary_threaded(fn, in, as_ptr<float>(addresses[0]), n); });
+  return out;
+}
+
+PyMethodDef g_native_unary = {"native_unary", py_native_unary, METH_VARARGS, "cr_unary's native entry."};
+
+// make_native_unary(index)
+PyObject* py_make_native_unary(PyObject*, PyObject* index) {
+  return valid_index(PyLong_AsLongLong(index)) ? PyCFunction_New(&g_native_unary, index) : nullptr;
 }
 
 // cr_unary_grad(index, g, x, y, dx, n)
@@ -114,6 +144,7 @@ const PyMethodDef kMethods[] = {
     {"cr_eval64", py_eval64, METH_VARARGS, "Raw float64 evaluation of a correctly rounded function (diagnostics)."},
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
+    {"make_native_unary", py_make_native_unary, METH_O, "The native entry of cr_unary(index, ...) (a route's)."},
     {"cr_unary_grad", py_unary_grad, METH_VARARGS, "The backward formula of a unary function (by index), fused."},
     {"cr_silu_sigmoid", py_silu_sigmoid, METH_VARARGS, "silu and sigmoid of the same input in one pass."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},

@@ -1,4 +1,5 @@
 #include "common/pyargs.h"
+#include "common/pytensor.h"
 #include "softmax/class_nll.h"
 #include "softmax/softmax.h"
 
@@ -36,6 +37,35 @@ PyObject* py_softmax(PyObject*, PyObject* args) {
   return run_without_gil(args, 9, [](const std::vector<int64_t>& v) {
     softmax::run(lines(v), static_cast<softmax::Kind>(v[8]), as_ptr<float>(v[7]));
   });
+}
+
+// The native entry of repdl::softmax (common/route.cpp): softmax(x, dim, log)
+// of backends/cpu/softmax.py for a contiguous, non-empty x and dim its last,
+// with the same kernel call (x's rows as the lines), or None for the route
+// to call that function.
+PyObject* py_native_softmax(PyObject*, PyObject* args) {
+  if (!pytensor::expect_args(args, 3)) return nullptr;
+  PyObject* const x[1] = {PyTuple_GET_ITEM(args, 0)};
+  bool dense;
+  if (!pytensor::is_contiguous(x[0], &dense)) return nullptr;
+  if (!dense) Py_RETURN_NONE;
+  PyObject* shape = pytensor::shape(x[0]);
+  if (shape == nullptr) return nullptr;
+  const Py_ssize_t rank = PyTuple_GET_SIZE(shape);
+  int64_t n = 0;
+  const bool ok = pytensor::numel(shape, &n);
+  const long long cols = ok && rank > 0 ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape, rank - 1)) : 0;
+  Py_DECREF(shape);
+  const long long dim = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 1));
+  if (PyErr_Occurred()) return nullptr;
+  if (n == 0 || dim != rank - 1) Py_RETURN_NONE;
+  int64_t addresses[2];
+  PyObject* out = pytensor::output_and_addresses(x, 1, addresses);
+  if (out == nullptr) return nullptr;
+  const reduce::View rows{as_ptr<const float>(addresses[1]), 1, 0, n / cols, cols, cols, 1};
+  const auto kind = PyTuple_GET_ITEM(args, 2) == Py_True ? softmax::Kind::log_softmax : softmax::Kind::softmax;
+  kernel_call([&] { softmax::run(rows, kind, as_ptr<float>(addresses[0])); });
+  return out;
 }
 
 // attention_softmax(x, P1, s1, P0, s0, R, sr, y, scale_bits, mask_kind, mask, m1, m0): softmax after
@@ -101,6 +131,7 @@ const PyMethodDef kMethods[] = {
      "from the input and its log_softmax stats."},
     {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
+    {"native_softmax", py_native_softmax, METH_VARARGS, "repdl::softmax's native entry (a route's)."},
     {"attention_softmax", py_attention_softmax, METH_VARARGS,
      "softmax along a view's lines after attention's scale and mask, taken as each line is read."},
     {"attention_softmax_backward", py_attention_softmax_backward, METH_VARARGS,

@@ -20,7 +20,12 @@ backward, so they cannot differ in bits:
   (FakeTensor, FunctionalTensor) or a meta tensor: the custom op (its fake
   implementation for fakes);
 * torch.func transforms, or autograd recording: the autograd.Function;
-* otherwise: the implementation itself.
+* otherwise: the implementation itself, or, when every tensor is on the
+  CPU, no backend is forced and the CPU backend has a native entry for the
+  primitive (``backends.cpu.NATIVE``), that entry: the implementation's
+  common case taken in C with the same kernel call, which skips the
+  backend's Python layers (it hands back the other cases).  The
+  autograd.Function that records a call computes its forward the same way.
 
 The choice is made in C (csrc/common/route.cpp) but for dynamo's test:
 an mm 2x2's entry costs 0.48 us above the implementation's call, where
@@ -32,7 +37,7 @@ from typing import Callable, Optional
 
 import torch
 
-from . import _C, _trusted
+from . import _C, _trusted, backends
 from ._checks import PLAIN_TYPES
 
 __all__ = ["Primitive", "mark_non_differentiable", "primitive", "vmap_by_loop"]
@@ -77,7 +82,7 @@ class Primitive:
         })
 
         def forward(ctx, *args):
-            out = impl(*args)
+            out = self._forward(args)
             setup_context(ctx, args, out)
             return out
 
@@ -91,7 +96,7 @@ class Primitive:
         # the arguments, about 2 us) reduces to unwrapping dead functorch
         # wrappers, which the entry point does itself.
         self._record = super(torch.autograd.Function, self.function).apply
-        self.call = _entry_point(self)
+        self.call, self._forward = _entry_point(self)
 
     def __call__(self, *args):
         """The entry point (for vmap_by_loop's rule, made before it exists)."""
@@ -107,15 +112,18 @@ def primitive(name: str, impl: Callable, fake: Callable, **options) -> Callable:
     return Primitive(name, impl, fake, **options).call
 
 
-def _entry_point(p: Primitive) -> Callable:
+def _entry_point(p: Primitive) -> tuple:
     """The call of p: the cheapest route that is correct (module docstring).
     Only the positions annotated Tensor or Optional[Tensor] are looked at
     (impl's annotations are its schema); the choice among the eager routes
     runs in C (csrc/common/route.cpp), and this function keeps the test
-    that dynamo folds while it traces, since it cannot trace into C."""
+    that dynamo folds while it traces, since it cannot trace into C.  With
+    it, the forward of p's recording autograd.Function: impl or the native
+    entry by the route's rule, called with the argument tuple."""
     custom = p.custom
-    route = _C.make_route(p.impl, custom, p.transformable.apply, p._record, p._tensor_args, PLAIN_TYPES,
-                          _TensorBase, _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler)
+    route, forward = _C.make_route(p.impl, custom, p.transformable.apply, p._record, p._tensor_args, PLAIN_TYPES,
+                          _TensorBase, _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler,
+                          backends.cpu.NATIVE.get(p.name), backends)
 
     def call(*args):
         if _is_dynamo_compiling():
@@ -124,7 +132,7 @@ def _entry_point(p: Primitive) -> Callable:
 
     call.__name__ = call.__qualname__ = p.name
     call.primitive = p
-    return call
+    return call, forward
 
 
 def _tensor_positions(impl: Callable) -> tuple:

@@ -13,6 +13,11 @@ from ..._scalar import bits32
 from .outputs import row_major, row_major_like
 
 CODE = {"add": 0, "sub": 1, "mul": 2, "div": 3}
+# The native entries (csrc/common/route.cpp) of the primitives repdl::<op>
+# and repdl::<op>_scalar: binary's and binary_scalar's contiguous cases
+# below, computed in C from the tensors themselves.
+NATIVE = {**{op: _C.make_native_binary(code) for op, code in CODE.items()},
+          **{f"{op}_scalar": _C.make_native_binary_scalar(code) for op, code in CODE.items()}}
 
 
 def strides_over(t, shape):

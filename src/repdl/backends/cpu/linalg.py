@@ -7,6 +7,10 @@ from .arith import CODE, binary_
 from .outputs import new_float32, row_major
 
 _ADD = CODE["add"]
+# The native entries (csrc/common/route.cpp) of the primitives repdl::matmul
+# and repdl::linear: their rank-2 cases below, computed in C from the
+# tensors themselves.
+NATIVE = dict(zip(("matmul", "linear"), _C.make_native_products(new_float32)))
 
 
 def _product(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs):

@@ -27,14 +27,14 @@ new_float32 = torch.empty(0, dtype=_FLOAT32, device=_CPU).new_empty
 # A 0-d result (a full reduction, a loss) as empty_like of a 0-d template:
 # 0.8 us, where the varargs forms need one size at least and the others
 # parse a shape (empty_strided((), ()) 1.1 us).
-_SCALAR32 = torch.empty((), dtype=_FLOAT32, device=_CPU)
+SCALAR32 = torch.empty((), dtype=_FLOAT32, device=_CPU)
 
 
 def row_major(shape, dtype=_FLOAT32) -> torch.Tensor:
     """A new row-major CPU tensor of `shape` (a tuple or torch.Size)."""
     if not shape:
         if dtype is _FLOAT32:
-            return torch.empty_like(_SCALAR32)
+            return torch.empty_like(SCALAR32)
         return torch.empty_strided((), (), dtype=dtype, device=_CPU)
     if dtype is _FLOAT32:  # the common case
         return new_float32(*shape)

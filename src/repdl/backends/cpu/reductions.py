@@ -6,9 +6,14 @@ import torch
 from ... import _C
 from ..._scalar import bits32, fl32
 from .._views import NO_OUTER, keepdim_shape, reduction_view, row_lines
-from .outputs import filled, row_major
+from .outputs import SCALAR32, filled, new_float32, row_major
 
 _ORDER_CODE = {"sequential": 0, "pairwise": 1}
+# The native entries (csrc/common/route.cpp) of the primitives repdl::sum
+# and repdl::mean: their whole-tensor and trailing-dims cases below (a
+# contiguous x, no keepdim), computed in C from the tensor itself, with
+# the results allocated as row_major allocates them.
+NATIVE = dict(zip(("sum", "mean"), _C.make_native_reductions(SCALAR32, new_float32)))
 
 
 def _shaped(out, x, dims, keepdim):

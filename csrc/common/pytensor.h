@@ -1,0 +1,42 @@
+// A torch.Tensor read through its Python attributes, for the native entries
+// (route.cpp): the bindings that take tensors themselves, not the integers
+// of pyargs.h, so that a primitive's common case runs without the Python
+// layers of the CPU backend.  Only the attributes Python code reads are
+// used (is_contiguous(), shape, data_ptr(), torch.empty_like), never
+// PyTorch's C++ objects: the extension still needs no PyTorch headers and
+// one build serves every torch version.
+#pragma once
+
+#include "common/pyargs.h"
+
+namespace repdl::pytensor {
+
+// Each returns false with a Python exception set when torch raised.
+
+// A native entry's argument tuple holds `count` items (else a TypeError).
+bool expect_args(PyObject* args, Py_ssize_t count);
+
+// *contiguous = t.is_contiguous().
+bool is_contiguous(PyObject* t, bool* contiguous);
+
+// *address = t.data_ptr().
+bool data_ptr(PyObject* t, int64_t* address);
+
+// t.shape (a torch.Size: a tuple of ints), a new reference, or nullptr.
+PyObject* shape(PyObject* t);
+
+// A rank-2 tensor's sizes and element strides, read into two pairs: 1, 0
+// when t has another rank, -1 with an exception.
+int matrix(PyObject* t, int64_t sizes[2], int64_t strides[2]);
+
+// The product of a shape's sizes.
+bool numel(PyObject* shape, int64_t* n);
+
+// torch.empty_like(t), a new reference, or nullptr.
+PyObject* empty_like(PyObject* t);
+
+// out = torch.empty_like(inputs[0]) (a new reference, or nullptr), with
+// addresses[0] = out.data_ptr() and addresses[1 + k] = inputs[k].data_ptr().
+PyObject* output_and_addresses(PyObject* const* inputs, int count, int64_t* addresses);
+
+}  // namespace repdl::pytensor

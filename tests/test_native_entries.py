@@ -1,0 +1,173 @@
+"""The CPU backend's native entries (backends.cpu.NATIVE, csrc/common/route.cpp):
+a primitive's common case taken in C from the tensors themselves.  Each must
+give the bits, shape and layout of the Python function it stands for (run here
+under backends.use("cpu"), which turns the native entries off), must be the
+path an eager call takes, and must hand every other case to that function."""
+import pytest
+import torch
+
+import repdl
+from repdl import backends
+from repdl.backends import cpu
+from repdl.testing import assert_bitwise_equal
+from values import SPECIALS, TINY, sprinkle, wide
+
+SHAPES = [(0,), (1,), (7,), (2, 4), (3, 5, 13), (4, 0), (), (2, 1, 31)]
+
+
+def _input(shape, gen):
+    return sprinkle(wide(*(shape or (1,)), gen=gen), SPECIALS + TINY, gen).reshape(shape)
+
+
+def _row(y):
+    """A 1-d tensor of y's last size (a bias), from y's values."""
+    return y.reshape(-1)[: y.shape[-1]] if y.dim() else y
+
+
+# (name, the public call, the backend function the primitive's impl calls).
+# Which calls the entries hand back is in _handed_back.
+CASES = [
+    ("add", lambda x, y: repdl.add(x, y), "binary"),
+    ("sub", lambda x, y: repdl.sub(x, y), "binary"),
+    ("mul", lambda x, y: repdl.mul(x, y), "binary"),
+    ("div", lambda x, y: repdl.div(x, y), "binary"),
+    ("add bias row", lambda x, y: repdl.add(x, _row(y)), "binary"),
+    ("mul_scalar", lambda x, y: repdl.mul(x, 3.0000002), "binary_scalar"),
+    ("add_scalar int", lambda x, y: repdl.add(x, 7), "binary_scalar"),
+    ("div_scalar left", lambda x, y: repdl.div(1.5, x), "binary_scalar"),
+    ("sub_scalar left", lambda x, y: repdl.sub(-2.0, x), "binary_scalar"),
+    ("exp", lambda x, y: repdl.exp(x), "exp"),
+    ("log1p", lambda x, y: repdl.log1p(x), "log1p"),
+    ("sigmoid", lambda x, y: repdl.sigmoid(x), "sigmoid"),
+    ("gelu", lambda x, y: repdl.nn.functional.gelu(x), "gelu"),
+    ("softmax", lambda x, y: repdl.softmax(x, -1), "softmax"),
+    ("log_softmax", lambda x, y: repdl.log_softmax(x, -1), "softmax"),
+    ("sum", lambda x, y: repdl.sum(x), "sum"),
+    ("sum last dim", lambda x, y: repdl.sum(x, -1), "sum"),
+    ("sum trailing dims", lambda x, y: repdl.sum(x, (-2, -1)) if x.dim() > 1 else repdl.sum(x, 0), "sum"),
+    ("sum_pairwise", lambda x, y: repdl.sum_pairwise(x), "sum"),
+    ("mean", lambda x, y: repdl.mean(x), "mean"),
+    ("mean last dim", lambda x, y: repdl.mean(x, -1), "mean"),
+    ("mm", lambda x, y: repdl.mm(x, y.reshape(-1)[: x.shape[-1] * 3].reshape(x.shape[-1], 3)), "matmul"),
+    ("mm transposed", lambda x, y: repdl.mm(x.t(), _square(y, x.shape[0])), "matmul"),
+    ("linear", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1])), "linear"),
+    ("linear bias", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1]), _row(y)), "linear"),
+    ("linear bias (1,)", lambda x, y: repdl.nn.functional.linear(x, y[..., :1, :], y.reshape(-1)[:1]), "linear"),
+]
+
+
+def _square(y, n):
+    """An (n, n) matrix from y's values (repeated as needed)."""
+    flat = y.reshape(-1)
+    return flat.repeat(n * n // max(1, flat.numel()) + 1)[: n * n].reshape(n, n)
+
+
+def _handed_back(name, x):
+    """Whether a contiguous x's call goes to the Python function: empty
+    softmax and reduction inputs (answered without a kernel), and a bias of
+    no columns; None where the test does not say."""
+    if name.startswith(("softmax", "log_softmax", "sum", "mean")):
+        return x.numel() == 0
+    if name.startswith("linear"):
+        return None if x.dim() != 2 else False  # other ranks: whatever view the public op makes
+    return name == "add bias row" and x.dim() > 1 and x.shape[-1] == 0
+
+
+class _Spy:
+    """Counts the calls of backends.cpu.<name> (the Python function a
+    primitive's impl reaches)."""
+
+    def __init__(self, monkeypatch, name):
+        self.calls = 0
+        original = getattr(cpu, name)
+
+        def spy(*args, **kwargs):
+            self.calls += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(cpu, name, spy)
+
+
+def _same(got, want, label):
+    assert got.shape == want.shape and got.dtype == want.dtype, label
+    assert got.stride() == want.stride(), f"{label}: strides {got.stride()} != {want.stride()}"
+    assert_bitwise_equal(got, want, label)
+
+
+@pytest.mark.parametrize("name,call,backend_fn", CASES, ids=[c[0] for c in CASES])
+def test_native_entries_give_the_python_functions_bits(name, call, backend_fn, gen, monkeypatch):
+    spy = _Spy(monkeypatch, backend_fn)
+    for shape in SHAPES:
+        if name in ("softmax", "log_softmax") and shape == ():
+            continue  # a 0-d softmax is computed on a reshaped view: covered by its own tests
+        x, y = _input(shape, gen), _input(shape, gen)
+        label = f"{name} {shape}"
+        try:
+            with backends.use("cpu"):
+                want = call(x, y)
+        except (RuntimeError, IndexError) as error:  # a shape the op rejects: rejected the same way
+            with pytest.raises(type(error)):
+                call(x, y)
+            continue
+        spy.calls = 0
+        got = call(x, y)
+        _same(got, want, label)
+        expected = _handed_back(name, x)
+        if expected is not None:
+            assert spy.calls == expected, f"{label}: {spy.calls} calls of the Python function, expected {expected}"
+        # Strided layouts are handed to the Python function (a last size of 1
+        # is contiguous at any stride), but for the products, which take any.
+        product = name.startswith(("mm", "linear"))
+        if x.dim() and x.numel() and x.shape[-1] > 1 and (x.dim() == 2 or not product):
+            big = torch.zeros(*x.shape[:-1], 2 * x.shape[-1])
+            big[..., ::2] = x
+            strided = big[..., ::2]
+            with backends.use("cpu"):
+                want = call(strided, y)
+            spy.calls = 0
+            _same(call(strided, y), want, f"{label} strided")
+            expected = 0 if product else 1
+            assert spy.calls == expected, f"{label} strided: {spy.calls} calls of the Python function"
+
+
+def test_native_entries_hand_back_what_they_do_not_take(gen):
+    x = _input((3, 4), gen)
+    nat = cpu.NATIVE
+    assert nat["add"](x, _input((3, 1), gen)) is None  # a broadcast other than a row over the last dim
+    assert nat["add"](x.t(), x.t()) is None  # not contiguous
+    assert nat["mul_scalar"](x, 2, False) is None  # not a float
+    assert nat["softmax"](x, 0, False) is None  # not the last dim
+    assert nat["sum"](x, (0,), False, "sequential") is None  # not trailing dims
+    assert nat["sum"](x, (0, 1), True, "sequential") is None  # keepdim
+    assert nat["sum"](x, (0, 1), False, "kahan") is None  # an order it does not know
+    assert nat["mean"](torch.zeros(0, 3), (0, 1), False) is None  # empty
+    with pytest.raises(TypeError, match="native entry takes"):
+        nat["exp"](x, x)
+
+
+def test_recording_calls_take_the_native_entries_and_other_backends_do_not(gen, monkeypatch):
+    x = _input((2, 4), gen).requires_grad_()
+    g = _input((2, 4), gen)
+    with backends.use("cpu"):
+        want = repdl.mul(repdl.exp(x), x)
+        (want_grad,) = torch.autograd.grad(want, x, g)
+    exp_spy, mul_spy = _Spy(monkeypatch, "exp"), _Spy(monkeypatch, "binary")
+    got = repdl.mul(repdl.exp(x), x)  # recorded: the autograd.Functions' forwards take the native entries
+    assert got.grad_fn is not None and exp_spy.calls == mul_spy.calls == 0
+    (got_grad,) = torch.autograd.grad(got, x, g)
+    assert_bitwise_equal(got, want)
+    assert_bitwise_equal(got_grad, want_grad)
+    calls = []
+    original = backends.reference.exp
+    monkeypatch.setattr(backends.reference, "exp", lambda t: calls.append(1) or original(t))
+    with backends.use("reference"):
+        repdl.exp(x)
+        repdl.exp(x.detach())
+    assert calls == [1, 1]
+    meta = repdl.exp(torch.empty(2, 4, device="meta"))  # the custom op's fake
+    assert meta.device.type == "meta" and meta.shape == (2, 4)
+
+
+def test_every_native_entry_names_a_primitive():
+    for name in cpu.NATIVE:
+        assert hasattr(torch.ops.repdl, name), name
