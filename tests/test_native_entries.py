@@ -168,6 +168,21 @@ def test_recording_calls_take_the_native_entries_and_other_backends_do_not(gen, 
     assert meta.device.type == "meta" and meta.shape == (2, 4)
 
 
+@pytest.mark.parametrize("name", ["exp", "log", "sigmoid", "silu", "gelu", "tanh", "erfc"])
+def test_fused_gradients_take_their_native_entries(name, gen, monkeypatch):
+    fused = repdl.ops.elementwise._FUSED[name]
+    x, g = _input((3, 17), gen), _input((3, 17), gen)
+    y = getattr(cpu, name)(x)
+    spy = _Spy(monkeypatch, "unary_grad")
+    for label, args in [("contiguous", (g, x, y)), ("transposed g", (g.t().contiguous().t(), x, y)),
+                        ("empty", (g[:0], x[:0], y[:0]))]:
+        with backends.use("cpu"):
+            want = fused(*args)
+        spy.calls = 0
+        _same(fused(*args), want, f"{name} {label}")
+        assert spy.calls == (1 if label == "transposed g" else 0), f"{name} {label}: {spy.calls} calls"
+
+
 def test_every_native_entry_names_a_primitive():
     for name in cpu.NATIVE:
         assert hasattr(torch.ops.repdl, name), name

@@ -29,33 +29,66 @@ PyObject* py_unary(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
-// The native entry of one function (common/route.cpp; `self` its index):
-// backends/cpu/elementwise.py's function for a contiguous x, with the same
-// kernel call, or None for the route to call that function.
-PyObject* py_native_unary(PyObject* self, PyObject* args) {
-  if (!pytensor::expect_args(args, 1)) return nullptr;
-  PyObject* const x[1] = {PyTuple_GET_ITEM(args, 0)};
-  bool dense;
-  if (!pytensor::is_contiguous(x[0], &dense)) return nullptr;
-  if (!dense) Py_RETURN_NONE;
-  PyObject* shape = pytensor::shape(x[0]);
-  int64_t n = 0;
-  const bool ok = shape != nullptr && pytensor::numel(shape, &n);
+// The native entries of one function (common/route.cpp; `self` its index):
+// backends/cpu/elementwise.py's function, and its fused gradient
+// unary_grad(g, x, y), for contiguous tensors, with the same kernel call;
+// None for the route to call that function otherwise.
+
+// out = empty_like(inputs[0]) and the addresses of out and the inputs, when
+// every input is contiguous: 1, 0 when one is not, -1 with an exception.
+int dense_call(PyObject* args, Py_ssize_t count, PyObject** out, int64_t* n, int64_t* addresses) {
+  if (!pytensor::expect_args(args, count)) return -1;
+  PyObject* const* inputs = &PyTuple_GET_ITEM(args, 0);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    bool dense;
+    if (!pytensor::is_contiguous(inputs[i], &dense)) return -1;
+    if (!dense) return 0;
+  }
+  PyObject* shape = pytensor::shape(inputs[0]);
+  const bool ok = shape != nullptr && pytensor::numel(shape, n);
   Py_XDECREF(shape);
-  int64_t addresses[2];
-  PyObject* out = ok ? pytensor::output_and_addresses(x, 1, addresses) : nullptr;
-  if (out == nullptr) return nullptr;
+  *out = ok ? pytensor::output_and_addresses(inputs, static_cast<int>(count), addresses) : nullptr;
+  return *out ? 1 : -1;
+}
+
+PyObject* py_native_unary(PyObject* self, PyObject* args) {
+  PyObject* out;
+  int64_t n, addresses[2];
+  const int taken = dense_call(args, 1, &out, &n, addresses);
+  if (taken <= 0) {
+    if (taken < 0) return nullptr;
+    Py_RETURN_NONE;
+  }
   const auto fn = static_cast<Unary>(PyLong_AsLong(self));
-  const auto* in = as_ptr<const float>(addresses[1]);
-  kernel_call([&] { elementwise::unary_threaded(fn, in, as_ptr<float>(addresses[0]), n); });
+  const auto* x = as_ptr<const float>(addresses[1]);
+  kernel_call([&] { elementwise::unary_threaded(fn, x, as_ptr<float>(addresses[0]), n); });
+  return out;
+}
+
+PyObject* py_native_unary_grad(PyObject* self, PyObject* args) {
+  PyObject* out;
+  int64_t n, a[4];
+  const int taken = dense_call(args, 3, &out, &n, a);
+  if (taken <= 0) {
+    if (taken < 0) return nullptr;
+    Py_RETURN_NONE;
+  }
+  const auto fn = static_cast<Unary>(PyLong_AsLong(self));
+  kernel_call([&] {
+    elementwise::unary_grad_threaded(fn, as_ptr<const float>(a[1]), as_ptr<const float>(a[2]),
+                                     as_ptr<const float>(a[3]), as_ptr<float>(a[0]), n);
+  });
   return out;
 }
 
 PyMethodDef g_native_unary = {"native_unary", py_native_unary, METH_VARARGS, "cr_unary's native entry."};
+PyMethodDef g_native_unary_grad = {"native_unary_grad", py_native_unary_grad, METH_VARARGS,
+                                   "cr_unary_grad's native entry."};
 
-// make_native_unary(index)
+// make_native_unary(index): the entries of one function, (forward, gradient).
 PyObject* py_make_native_unary(PyObject*, PyObject* index) {
-  return valid_index(PyLong_AsLongLong(index)) ? PyCFunction_New(&g_native_unary, index) : nullptr;
+  if (!valid_index(PyLong_AsLongLong(index))) return nullptr;
+  return Py_BuildValue("(NN)", PyCFunction_New(&g_native_unary, index), PyCFunction_New(&g_native_unary_grad, index));
 }
 
 // cr_unary_grad(index, g, x, y, dx, n)
@@ -144,7 +177,8 @@ const PyMethodDef kMethods[] = {
     {"cr_eval64", py_eval64, METH_VARARGS, "Raw float64 evaluation of a correctly rounded function (diagnostics)."},
     {"cr_table", py_table, METH_O, "The compiled-in hard-case table of a function: (window, pair bytes)."},
     {"cr_unary", py_unary, METH_VARARGS, "Correctly rounded unary function (by index) over dense float32 arrays."},
-    {"make_native_unary", py_make_native_unary, METH_O, "The native entry of cr_unary(index, ...) (a route's)."},
+    {"make_native_unary", py_make_native_unary, METH_O,
+     "The native entries of cr_unary(index, ...) and cr_unary_grad(index, ...) (a route's)."},
     {"cr_unary_grad", py_unary_grad, METH_VARARGS, "The backward formula of a unary function (by index), fused."},
     {"cr_silu_sigmoid", py_silu_sigmoid, METH_VARARGS, "silu and sigmoid of the same input in one pass."},
     {"cr_unary_names", py_unary_names, METH_NOARGS, "Names of the correctly rounded unary functions, by index."},

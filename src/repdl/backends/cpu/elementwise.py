@@ -12,9 +12,11 @@ __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsq
            "unary_grad"]
 
 _INDEX = {name: i for i, name in enumerate(_C.cr_unary_names())}
-# The native entries (csrc/common/route.cpp) of the primitives repdl::<name>:
-# _unary's function for a contiguous x, computed in C from the tensor itself.
-NATIVE = {name: _C.make_native_unary(i) for name, i in _INDEX.items()}
+# The native entries (csrc/common/route.cpp) of the primitives repdl::<name>
+# and repdl::<name>_backward: _unary's function and unary_grad for
+# contiguous tensors, computed in C from the tensors themselves.
+NATIVE = {key: entry for name, i in _INDEX.items()
+          for key, entry in zip((name, f"{name}_backward"), _C.make_native_unary(i))}
 
 
 def _like(t, out):
