@@ -53,6 +53,10 @@ CASES = [
     ("linear", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1])), "linear"),
     ("linear bias", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1]), _row(y)), "linear"),
     ("linear bias (1,)", lambda x, y: repdl.nn.functional.linear(x, y[..., :1, :], y.reshape(-1)[:1]), "linear"),
+    ("layer_norm", lambda x, y: repdl.nn.functional.layer_norm(x, x.shape[-1:]), "norm_rows"),
+    ("layer_norm affine", lambda x, y: repdl.nn.functional.layer_norm(x, x.shape[-1:], _row(y), _row(y) * 2),
+     "norm_rows"),
+    ("rms_norm", lambda x, y: repdl.nn.functional.rms_norm(x, x.shape[-1:], _row(y), eps=1e-3), "norm_rows"),
 ]
 
 
@@ -68,7 +72,7 @@ def _handed_back(name, x):
     no columns; None where the test does not say."""
     if name.startswith(("softmax", "log_softmax", "sum", "mean")):
         return x.numel() == 0
-    if name.startswith("linear"):
+    if name.startswith(("linear", "layer_norm", "rms_norm")):
         return None if x.dim() != 2 else False  # other ranks: whatever view the public op makes
     return name == "add bias row" and x.dim() > 1 and x.shape[-1] == 0
 
@@ -166,6 +170,26 @@ def test_recording_calls_take_the_native_entries_and_other_backends_do_not(gen, 
     assert calls == [1, 1]
     meta = repdl.exp(torch.empty(2, 4, device="meta"))  # the custom op's fake
     assert meta.device.type == "meta" and meta.shape == (2, 4)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_norm_statistics_from_the_native_entry_give_the_gradients_bits(norm, gen, monkeypatch):
+    """norm_rows' second output, the rows' statistics, is read by the
+    backward only: the gradients check its layout."""
+    x, w, b = _input((5, 11), gen).requires_grad_(), _input((11,), gen).requires_grad_(), _input((11,), gen)
+    g = _input((5, 11), gen)
+    fn = getattr(repdl.nn.functional, norm)
+
+    def grads():
+        y = fn(x, (11,), w, b) if norm == "layer_norm" else fn(x, (11,), w)
+        return (y, *torch.autograd.grad(y, (x, w), g))
+
+    with backends.use("cpu"):
+        want = grads()
+    spy = _Spy(monkeypatch, "norm_rows")
+    for got, expected in zip(grads(), want):
+        assert_bitwise_equal(got, expected, norm)
+    assert spy.calls == 0
 
 
 @pytest.mark.parametrize("name", ["exp", "log", "sigmoid", "silu", "gelu", "tanh", "erfc"])

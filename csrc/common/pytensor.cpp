@@ -82,8 +82,10 @@ int read_pair(PyObject* tuple, int64_t pair[2]) {
 
 }  // namespace
 
+int matrix_sizes(PyObject* t, int64_t sizes[2]) { return read_pair(shape(t), sizes); }
+
 int matrix(PyObject* t, int64_t sizes[2], int64_t strides[2]) {
-  const int rank2 = read_pair(shape(t), sizes);
+  const int rank2 = matrix_sizes(t, sizes);
   if (rank2 <= 0) return rank2;
   const Names* n = names();
   return read_pair(n ? PyObject_CallMethodNoArgs(t, n->stride) : nullptr, strides);

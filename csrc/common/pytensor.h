@@ -25,8 +25,9 @@ bool data_ptr(PyObject* t, int64_t* address);
 // t.shape (a torch.Size: a tuple of ints), a new reference, or nullptr.
 PyObject* shape(PyObject* t);
 
-// A rank-2 tensor's sizes and element strides, read into two pairs: 1, 0
-// when t has another rank, -1 with an exception.
+// A rank-2 tensor's sizes (and element strides), read into pairs: 1, 0 when
+// t has another rank, -1 with an exception.
+int matrix_sizes(PyObject* t, int64_t sizes[2]);
 int matrix(PyObject* t, int64_t sizes[2], int64_t strides[2]);
 
 // The product of a shape's sizes.

@@ -5,8 +5,8 @@ the common case of the primitive's CPU function taken in C, from the
 tensors themselves (csrc/common/route.cpp), so a small call skips this
 package's Python layers.
 """
-from . import (arith as _arith, elementwise as _elementwise, linalg as _linalg, reductions as _reductions,
-               softmax as _softmax)
+from . import (arith as _arith, elementwise as _elementwise, linalg as _linalg, norm as _norm,
+               reductions as _reductions, softmax as _softmax)
 from .arith import binary, binary_, binary_scalar, clamp, clamp_backward, compare, fma32  # noqa: F401
 from .conv import conv2d, conv2d_input, conv2d_weight  # noqa: F401
 from .linalg import linear, matmul  # noqa: F401
@@ -21,4 +21,5 @@ from .softmax import (attention_softmax, attention_softmax_backward, class_nll, 
                       log_softmax_onehot_backward, log_softmax_stats, logsumexp, nll, nll_backward, softmax,
                       softmax_backward)
 
-NATIVE = {**_arith.NATIVE, **_elementwise.NATIVE, **_linalg.NATIVE, **_reductions.NATIVE, **_softmax.NATIVE}
+NATIVE = {**_arith.NATIVE, **_elementwise.NATIVE, **_linalg.NATIVE, **_norm.NATIVE, **_reductions.NATIVE,
+          **_softmax.NATIVE}

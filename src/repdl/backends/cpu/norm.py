@@ -9,6 +9,12 @@ from ..._scalar import bits32
 from .outputs import new_float32, row_major
 
 
+# The native entry (csrc/common/route.cpp) of the primitive repdl::norm_rows:
+# norm_rows below for contiguous tensors, computed in C from the tensors
+# themselves.
+NATIVE = {"norm_rows": _C.make_native_norm_rows(new_float32)}
+
+
 def _ptr(t):
     return 0 if t is None else t.data_ptr()
 
