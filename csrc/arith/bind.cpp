@@ -145,8 +145,7 @@ PyObject* py_native_binary(PyObject* self, PyObject* args) {
   const int dense = sb ? dense_space(sa, sb, &it) : -1;
   Py_XDECREF(sa);
   Py_XDECREF(sb);
-  if (dense < 0) return nullptr;
-  if (dense == 0) Py_RETURN_NONE;
+  if (dense <= 0) return pytensor::not_taken(dense);
   int64_t addresses[3];
   PyObject* out = pytensor::output_and_addresses(ab, 2, addresses);
   if (out == nullptr) return nullptr;

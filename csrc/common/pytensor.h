@@ -11,6 +11,14 @@
 
 namespace repdl::pytensor {
 
+// What a native entry returns for a call it does not compute: None when
+// `taken` is 0 (a case it leaves to the Python function), nullptr when it
+// is -1 (an exception is set).
+inline PyObject* not_taken(int taken) {
+  if (taken < 0) return nullptr;
+  Py_RETURN_NONE;
+}
+
 // Each returns false with a Python exception set when torch raised.
 
 // A native entry's argument tuple holds `count` items (else a TypeError).

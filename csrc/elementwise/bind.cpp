@@ -55,10 +55,7 @@ PyObject* py_native_unary(PyObject* self, PyObject* args) {
   PyObject* out;
   int64_t n, addresses[2];
   const int taken = dense_call(args, 1, &out, &n, addresses);
-  if (taken <= 0) {
-    if (taken < 0) return nullptr;
-    Py_RETURN_NONE;
-  }
+  if (taken <= 0) return pytensor::not_taken(taken);
   const auto fn = static_cast<Unary>(PyLong_AsLong(self));
   const auto* x = as_ptr<const float>(addresses[1]);
   kernel_call([&] { elementwise::unary_threaded(fn, x, as_ptr<float>(addresses[0]), n); });
@@ -69,10 +66,7 @@ PyObject* py_native_unary_grad(PyObject* self, PyObject* args) {
   PyObject* out;
   int64_t n, a[4];
   const int taken = dense_call(args, 3, &out, &n, a);
-  if (taken <= 0) {
-    if (taken < 0) return nullptr;
-    Py_RETURN_NONE;
-  }
+  if (taken <= 0) return pytensor::not_taken(taken);
   const auto fn = static_cast<Unary>(PyLong_AsLong(self));
   kernel_call([&] {
     elementwise::unary_grad_threaded(fn, as_ptr<const float>(a[1]), as_ptr<const float>(a[2]),

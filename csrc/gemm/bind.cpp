@@ -54,19 +54,21 @@ PyObject* product(PyObject* self, int64_t m, int64_t n, int64_t k, gemm::Operand
   return out;
 }
 
+// The sizes and strides of the call's first two arguments when both are
+// matrices: 1, 0 when one is not, -1 with an exception.
+int two_matrices(PyObject* args, int64_t as[2], int64_t ast[2], int64_t bs[2], int64_t bst[2]) {
+  const int first = pytensor::matrix(PyTuple_GET_ITEM(args, 0), as, ast);
+  return first > 0 ? pytensor::matrix(PyTuple_GET_ITEM(args, 1), bs, bst) : first;
+}
+
 PyObject* py_native_matmul(PyObject* self, PyObject* args) {
   if (!pytensor::expect_args(args, 2)) return nullptr;
-  PyObject* a = PyTuple_GET_ITEM(args, 0);
-  PyObject* b = PyTuple_GET_ITEM(args, 1);
   int64_t as[2], ast[2], bs[2], bst[2];
-  const int rank2 = pytensor::matrix(a, as, ast);
-  const int both = rank2 > 0 ? pytensor::matrix(b, bs, bst) : rank2;
-  if (both <= 0) {
-    if (both < 0) return nullptr;
-    Py_RETURN_NONE;
-  }
+  const int taken = two_matrices(args, as, ast, bs, bst);
+  if (taken <= 0) return pytensor::not_taken(taken);
   float* c;
-  return product(self, as[0], bs[1], as[1], {nullptr, ast[0], ast[1]}, {nullptr, bst[0], bst[1]}, a, b, &c);
+  return product(self, as[0], bs[1], as[1], {nullptr, ast[0], ast[1]}, {nullptr, bst[0], bst[1]},
+                 PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), &c);
 }
 
 // x @ weight^T (weight^T's strides are weight's swapped), then + bias in
@@ -78,12 +80,8 @@ PyObject* py_native_linear(PyObject* self, PyObject* args) {
   PyObject* weight = PyTuple_GET_ITEM(args, 1);
   PyObject* bias = PyTuple_GET_ITEM(args, 2);
   int64_t xs[2], xst[2], ws[2], wst[2];
-  const int rank2 = pytensor::matrix(x, xs, xst);
-  const int both = rank2 > 0 ? pytensor::matrix(weight, ws, wst) : rank2;
-  if (both <= 0) {
-    if (both < 0) return nullptr;
-    Py_RETURN_NONE;
-  }
+  const int taken = two_matrices(args, xs, xst, ws, wst);
+  if (taken <= 0) return pytensor::not_taken(taken);
   int64_t column = 0, bias_address = 0;
   if (bias != Py_None) {
     PyObject* shape = pytensor::shape(bias);

@@ -118,10 +118,7 @@ PyObject* py_native_norm_rows(PyObject* self, PyObject* args) {
   if (taken > 0) taken = dense && PyFloat_CheckExact(eps);
   if (taken > 0) taken = optional_dense(PyTuple_GET_ITEM(args, 1), &w);
   if (taken > 0) taken = optional_dense(PyTuple_GET_ITEM(args, 2), &b);
-  if (taken <= 0) {
-    if (taken < 0) return nullptr;
-    Py_RETURN_NONE;
-  }
+  if (taken <= 0) return pytensor::not_taken(taken);
   const norm::Rows r{sizes[0], sizes[1], centered, static_cast<float>(PyFloat_AS_DOUBLE(eps)), as_ptr<const float>(w),
                      as_ptr<const float>(b)};
   int64_t addresses[2], stats_address = 0;

@@ -108,13 +108,14 @@ template <class Run>
 PyObject* reduce_natively(PyObject* self, PyObject* args, const Run& run) {
   TrailingReduction r;
   const int taken = trailing_reduction(self, args, &r);
-  if (taken < 0) return nullptr;
-  if (taken == 0) Py_RETURN_NONE;
+  if (taken <= 0) return pytensor::not_taken(taken);
   kernel_call([&] { run(r); });
   return r.out;
 }
 
-bool named(PyObject* s, const char* name) { return PyUnicode_Check(s) && PyUnicode_CompareWithASCIIString(s, name) == 0; }
+bool named(PyObject* s, const char* name) {
+  return PyUnicode_Check(s) && PyUnicode_CompareWithASCIIString(s, name) == 0;
+}
 
 PyObject* py_native_sum(PyObject* self, PyObject* args) {
   if (!pytensor::expect_args(args, 4)) return nullptr;
