@@ -1,10 +1,10 @@
 // A torch.Tensor read through its Python attributes, for the native entries
 // (route.cpp): the bindings that take tensors themselves, not the integers
 // of pyargs.h, so that a primitive's common case runs without the Python
-// layers of the CPU backend.  Only the attributes Python code reads are
-// used (is_contiguous(), shape, data_ptr(), torch.empty_like), never
-// PyTorch's C++ objects: the extension still needs no PyTorch headers and
-// one build serves every torch version.
+// layers of the CPU backend.  Only what Python code reads is used (shape,
+// stride(), is_contiguous(), data_ptr(), torch.empty_like), never PyTorch's
+// C++ objects: the extension still needs no PyTorch headers and one build
+// serves every torch version.
 #pragma once
 
 #include "common/pyargs.h"
@@ -19,7 +19,8 @@ inline PyObject* not_taken(int taken) {
   Py_RETURN_NONE;
 }
 
-// Each returns false with a Python exception set when torch raised.
+// The functions below that return bool return false with a Python
+// exception set when torch raised.
 
 // A native entry's argument tuple holds `count` items (else a TypeError).
 bool expect_args(PyObject* args, Py_ssize_t count);
