@@ -216,7 +216,8 @@ def _check(op, input, target, weight, ignore_index, reduction, label_smoothing):
     _checks.check_tensor(op, "target", target)
     if weight is not None:
         _checks.check_tensor(op, "weight", weight)
-    if weight is not None or input.device != target.device:  # (both were checked as tensors above)
+    # (both were checked as tensors above; two CPU tensors share a device)
+    if weight is not None or not (input.is_cpu and target.is_cpu) and input.device != target.device:
         _checks.check_same_device(op, input=input, target=target, weight=weight)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"repdl.{op}: {reduction!r} is not a valid value for reduction "
