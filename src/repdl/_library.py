@@ -122,8 +122,8 @@ def _entry_point(p: Primitive) -> tuple:
     entry by the route's rule, called with the argument tuple."""
     custom = p.custom
     route, forward = _C.make_route(p.impl, custom, p.transformable.apply, p._record, p._tensor_args, PLAIN_TYPES,
-                          _TensorBase, _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler,
-                          backends.cpu.NATIVE.get(p.name), backends)
+                                   _TensorBase, _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler,
+                                   backends.cpu.NATIVE.get(p.name), backends)
 
     def call(*args):
         if _is_dynamo_compiling():

@@ -7,10 +7,10 @@ from .._views import dense_like, mask_line_strides, reduction_view, row_lines
 from .outputs import filled, row_major
 
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 # The native entry (csrc/common/route.cpp) of the primitive repdl::softmax:
 # softmax's rows case below, computed in C from the tensor itself.
 NATIVE = {"softmax": _C.native_softmax}
-_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
 def softmax(x, dim, *, log):
