@@ -25,6 +25,7 @@ from typing import List, Optional, Tuple
 import torch
 
 from .. import _checks, backends
+from .._checks import PLAIN_TYPES
 from .._library import mark_non_differentiable, primitive
 from .._scalar import fl32
 from ..backends._views import keepdim_shape
@@ -406,10 +407,25 @@ def _check_param(op, name, t, numel):
 
 # ---- layer, group, RMS, instance -------------------------------------------------------------
 
+def _cpu_vector(t, n) -> bool:
+    """Whether an optional parameter is None or a float32 CPU vector of n."""
+    return t is None or (type(t) in PLAIN_TYPES and t.dtype is torch.float32 and t.is_cpu and t.dim() == 1
+                         and t.shape[0] == n)
+
+
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor = None, bias: Tensor = None,
                eps: float = 1e-5) -> Tensor:
     """torch.nn.functional.layer_norm: statistics over the last
     len(normalized_shape) dims, then * weight, + bias (elementwise)."""
+    if (type(input) in PLAIN_TYPES and input.dtype is torch.float32 and input.is_cpu and type(eps) is float
+            and type(normalized_shape) in (tuple, list, torch.Size) and len(normalized_shape) == 1
+            and type(normalized_shape[0]) is int and input.dim() and input.shape[-1] == normalized_shape[0]
+            and _cpu_vector(weight, normalized_shape[0]) and _cpu_vector(bias, normalized_shape[0])):
+        # A layer's call (nn.LayerNorm over the last dim, on the CPU), in one
+        # test that implies every check below: 1 us where they take 4.
+        if input.dim() == 2:
+            return _norm_rows(input, weight, bias, fl32(eps), True)[0]
+        return _norm_rows(input.reshape(-1, normalized_shape[0]), weight, bias, fl32(eps), True)[0].reshape(input.shape)
     _checks.check_float32_tensor("layer_norm", "input", input)
     shape = _normalized_shape("layer_norm", input, normalized_shape)
     numel = math.prod(shape)
