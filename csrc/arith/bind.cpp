@@ -160,21 +160,15 @@ PyObject* py_native_binary(PyObject* self, PyObject* args) {
 // contiguous a and s a Python float holding a float32 value.
 PyObject* py_native_binary_scalar(PyObject* self, PyObject* args) {
   if (!pytensor::expect_args(args, 3)) return nullptr;
-  PyObject* const a[1] = {PyTuple_GET_ITEM(args, 0)};
   PyObject* s = PyTuple_GET_ITEM(args, 1);
-  bool dense;
-  if (!pytensor::is_contiguous(a[0], &dense)) return nullptr;
-  if (!dense || !PyFloat_CheckExact(s)) Py_RETURN_NONE;
-  PyObject* shape = pytensor::shape(a[0]);
+  if (!PyFloat_CheckExact(s)) Py_RETURN_NONE;
+  PyObject* out;
+  int64_t addresses[2];
   arith::Iter<1> it;
+  const int taken = pytensor::dense_inputs(&PyTuple_GET_ITEM(args, 0), 1, &out, &it.sizes[0], addresses);
+  if (taken <= 0) return pytensor::not_taken(taken);
   it.ndim = 1;
   it.strides[0][0] = 1;
-  const bool ok = shape != nullptr && pytensor::numel(shape, &it.sizes[0]);
-  Py_XDECREF(shape);
-  if (!ok) return nullptr;
-  int64_t addresses[2];
-  PyObject* out = pytensor::output_and_addresses(a, 1, addresses);
-  if (out == nullptr) return nullptr;
   it.in[0] = as_ptr<const float>(addresses[1]);
   const auto op = static_cast<arith::Binary>(PyLong_AsLong(self));
   const double value = PyFloat_AS_DOUBLE(s);

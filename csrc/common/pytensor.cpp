@@ -115,4 +115,17 @@ PyObject* output_and_addresses(PyObject* const* inputs, int count, int64_t* addr
   return out;
 }
 
+int dense_inputs(PyObject* const* inputs, int count, PyObject** out, int64_t* n, int64_t* addresses) {
+  for (int i = 0; i < count; ++i) {
+    bool dense;
+    if (!is_contiguous(inputs[i], &dense)) return -1;
+    if (!dense) return 0;
+  }
+  PyObject* dims = shape(inputs[0]);
+  const bool ok = dims != nullptr && numel(dims, n);
+  Py_XDECREF(dims);
+  *out = ok ? output_and_addresses(inputs, count, addresses) : nullptr;
+  return *out ? 1 : -1;
+}
+
 }  // namespace repdl::pytensor

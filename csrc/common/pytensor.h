@@ -49,4 +49,9 @@ PyObject* empty_like(PyObject* t);
 // addresses[0] = out.data_ptr() and addresses[1 + k] = inputs[k].data_ptr().
 PyObject* output_and_addresses(PyObject* const* inputs, int count, int64_t* addresses);
 
+// The dense call of an elementwise entry: when every input is contiguous,
+// *n = inputs[0].numel() and *out, addresses as output_and_addresses gives
+// them: 1, 0 when an input is not contiguous, -1 with an exception.
+int dense_inputs(PyObject* const* inputs, int count, PyObject** out, int64_t* n, int64_t* addresses);
+
 }  // namespace repdl::pytensor

@@ -34,21 +34,10 @@ PyObject* py_unary(PyObject*, PyObject* args) {
 // unary_grad(g, x, y), for contiguous tensors, with the same kernel call;
 // None for the route to call that function otherwise.
 
-// out = empty_like(inputs[0]) and the addresses of out and the inputs, when
-// every input is contiguous: 1, 0 when one is not, -1 with an exception.
-int dense_call(PyObject* args, Py_ssize_t count, PyObject** out, int64_t* n, int64_t* addresses) {
+// The dense call of a native entry whose arguments are `count` tensors.
+int dense_call(PyObject* args, int count, PyObject** out, int64_t* n, int64_t* addresses) {
   if (!pytensor::expect_args(args, count)) return -1;
-  PyObject* const* inputs = &PyTuple_GET_ITEM(args, 0);
-  for (Py_ssize_t i = 0; i < count; ++i) {
-    bool dense;
-    if (!pytensor::is_contiguous(inputs[i], &dense)) return -1;
-    if (!dense) return 0;
-  }
-  PyObject* shape = pytensor::shape(inputs[0]);
-  const bool ok = shape != nullptr && pytensor::numel(shape, n);
-  Py_XDECREF(shape);
-  *out = ok ? pytensor::output_and_addresses(inputs, static_cast<int>(count), addresses) : nullptr;
-  return *out ? 1 : -1;
+  return pytensor::dense_inputs(&PyTuple_GET_ITEM(args, 0), count, out, n, addresses);
 }
 
 PyObject* py_native_unary(PyObject* self, PyObject* args) {
