@@ -8,18 +8,21 @@
 // dynamo folds while it traces (it cannot trace into C).
 //
 // route, forward = make_route(impl, custom, transformable_apply, record,
-//                              positions, plain_types, tensor_base,
-//                              functorch_active, grad_enabled, unwrap_if_dead,
-//                              compiler, native, backends)
+//                              positions, plain_types, functorch_active,
+//                              grad_enabled, unwrap_if_dead,
+//                              compiler, native, backends, setup_context)
 // route(args) then runs, for the argument tuple `args`:
 //   custom(*args)               compiler._is_compiling_flag is set (torch.export
 //                               runs the Python eagerly), or a tensor at
 //                               `positions` is a subclass (FakeTensor,
 //                               FunctionalTensor) or meta;
 //   transformable_apply(*args)  torch.func transforms are active;
-//   record(*unwrapped)          a tensor requires grad and grad mode is on
-//                               (tensors unwrapped from dead functorch
-//                               wrappers, as Function.apply does);
+//   record[0](*unwrapped)       a tensor requires grad and grad mode is on
+//                               (the tensors at `positions` unwrapped from
+//                               dead functorch wrappers, as Function.apply
+//                               does); record is a list of one item, filled
+//                               in when the recording autograd.Function,
+//                               made from `forward`, exists;
 //   native(*args)               otherwise, when native is not None, every
 //                               tensor is on the CPU and no backend is forced
 //                               (backends._forced is None): the CPU backend's
@@ -27,17 +30,19 @@
 //                               common case of impl with the same kernel
 //                               call, or returns None for impl to take it;
 //   impl(*args)                 otherwise.
-// forward(args), which record's autograd.Function calls for its forward
-// (where grad mode is off), runs native(*args) or impl(*args) by the same
-// rule.
+// forward(ctx, *args) is that autograd.Function's forward (grad mode is off
+// there): native(*args) or impl(*args) by the same rule, then
+// setup_context(ctx, args, output), and the output.  Written here rather
+// than as a Python function, it saves a frame and a tuple's repacking on
+// every recorded call.
 #include "common/pyargs.h"
 
 namespace {
 
 // The items of the tuple a route holds as its `self`.
 enum Slot : Py_ssize_t {
-  kImpl, kCustom, kTransformable, kRecord, kPositions, kPlainTypes, kTensorBase, kFunctorchActive,
-  kGradEnabled, kUnwrapIfDead, kCompiler, kNative, kBackends, kSlots
+  kImpl, kCustom, kTransformable, kRecord, kPositions, kPlainTypes, kFunctorchActive,
+  kGradEnabled, kUnwrapIfDead, kCompiler, kNative, kBackends, kSetupContext, kSlots
 };
 
 PyObject* g_is_cpu = nullptr;
@@ -63,27 +68,33 @@ int call_true(PyObject* fn) {
   return truth;
 }
 
+// record[0](*args), the tensors at `positions` unwrapped: a primitive's
+// other arguments are ints, floats, strings and lists (its schema), which
+// Function.apply would pass as they are.
 PyObject* record_call(PyObject* route, PyObject* args) {
-  PyObject* tensor_base = PyTuple_GET_ITEM(route, kTensorBase);
   PyObject* unwrap = PyTuple_GET_ITEM(route, kUnwrapIfDead);
+  PyObject* positions = PyTuple_GET_ITEM(route, kPositions);
   const Py_ssize_t n = PyTuple_GET_SIZE(args);
   PyObject* unwrapped = PyTuple_New(n);
   if (unwrapped == nullptr) return nullptr;
   for (Py_ssize_t i = 0; i < n; ++i) {
+    Py_INCREF(PyTuple_GET_ITEM(args, i));
+    PyTuple_SET_ITEM(unwrapped, i, PyTuple_GET_ITEM(args, i));
+  }
+  for (Py_ssize_t p = 0; p < PyTuple_GET_SIZE(positions); ++p) {
+    const Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, p));
+    if (i >= n) break;
     PyObject* a = PyTuple_GET_ITEM(args, i);
-    const int is_tensor = PyObject_IsInstance(a, tensor_base);
-    PyObject* item = is_tensor > 0 ? PyObject_CallOneArg(unwrap, a) : nullptr;
-    if (is_tensor == 0) {
-      Py_INCREF(a);
-      item = a;
-    }
+    if (a == Py_None) continue;
+    PyObject* item = PyObject_CallOneArg(unwrap, a);
     if (item == nullptr) {
       Py_DECREF(unwrapped);
       return nullptr;
     }
     PyTuple_SET_ITEM(unwrapped, i, item);
+    Py_DECREF(a);  // the reference the copy took above
   }
-  PyObject* out = PyObject_Call(PyTuple_GET_ITEM(route, kRecord), unwrapped, nullptr);
+  PyObject* out = PyObject_Call(PyList_GET_ITEM(PyTuple_GET_ITEM(route, kRecord), 0), unwrapped, nullptr);
   Py_DECREF(unwrapped);
   return out;
 }
@@ -160,11 +171,18 @@ PyObject* route_call(PyObject* route, PyObject* args) {
   return PyObject_Call(PyTuple_GET_ITEM(route, entry), args, nullptr);
 }
 
-// The implementation's call inside the recording autograd.Function's
-// forward (record's): there grad mode is off and the tensors are plain
-// (unwrapped), so only the native entry's condition is left to test.
-PyObject* forward_call(PyObject* route, PyObject* args) {
-  if (!is_args_tuple(args)) return nullptr;
+// The recording autograd.Function's forward(ctx, *args) (record's): there
+// grad mode is off and the tensors are plain (unwrapped), so only the
+// native entry's condition is left to test before the implementation's
+// call; then setup_context(ctx, args, output).
+PyObject* forward_call(PyObject* route, PyObject* ctx_args) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(ctx_args);
+  if (n == 0) {
+    PyErr_SetString(PyExc_TypeError, "a primitive's forward takes (ctx, *args)");
+    return nullptr;
+  }
+  PyObject* args = PyTuple_GetSlice(ctx_args, 1, n);
+  if (args == nullptr) return nullptr;
   PyObject* positions = PyTuple_GET_ITEM(route, kPositions);
   bool on_cpu = true;
   for (Py_ssize_t p = 0; on_cpu && p < PyTuple_GET_SIZE(positions); ++p) {
@@ -172,15 +190,28 @@ PyObject* forward_call(PyObject* route, PyObject* args) {
     if (i >= PyTuple_GET_SIZE(args)) break;
     PyObject* a = PyTuple_GET_ITEM(args, i);
     if (a == Py_None) continue;
-    const int cpu = PyObject_IsInstance(a, PyTuple_GET_ITEM(route, kTensorBase)) > 0 ? attribute_true(a, g_is_cpu) : 0;
-    if (cpu < 0) return nullptr;
+    const int cpu = attribute_true(a, g_is_cpu);
+    if (cpu < 0) {
+      Py_DECREF(args);
+      return nullptr;
+    }
     on_cpu = cpu;
   }
-  return implementation_call(route, args, on_cpu);
+  PyObject* out = implementation_call(route, args, on_cpu);
+  PyObject* done = out ? PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(route, kSetupContext), PyTuple_GET_ITEM(ctx_args, 0),
+                                                      args, out, nullptr)
+                       : nullptr;
+  Py_DECREF(args);
+  if (done == nullptr) {
+    Py_XDECREF(out);
+    return nullptr;
+  }
+  Py_DECREF(done);
+  return out;
 }
 
 PyMethodDef g_route_def = {"route", route_call, METH_O, "A primitive's eager route (common/route.cpp)."};
-PyMethodDef g_forward_def = {"forward", forward_call, METH_O,
+PyMethodDef g_forward_def = {"forward", forward_call, METH_VARARGS,
                              "A primitive's implementation inside its recording autograd.Function (common/route.cpp)."};
 
 PyObject* py_make_route(PyObject*, PyObject* args) {
@@ -190,8 +221,11 @@ PyObject* py_make_route(PyObject*, PyObject* args) {
   }
   PyObject* positions = PyTuple_GET_ITEM(args, kPositions);
   PyObject* plain = PyTuple_GET_ITEM(args, kPlainTypes);
-  if (!PyTuple_Check(positions) || !PyTuple_Check(plain) || PyTuple_GET_SIZE(plain) != 2) {
-    PyErr_SetString(PyExc_TypeError, "make_route: positions a tuple of ints, plain_types a tuple of two types");
+  PyObject* record = PyTuple_GET_ITEM(args, kRecord);
+  if (!PyTuple_Check(positions) || !PyTuple_Check(plain) || PyTuple_GET_SIZE(plain) != 2 || !PyList_Check(record) ||
+      PyList_GET_SIZE(record) != 1) {
+    PyErr_SetString(PyExc_TypeError, "make_route: positions a tuple of ints, plain_types a tuple of two types, "
+                                     "record a list of one item");
     return nullptr;
   }
   if (g_forced == nullptr) {

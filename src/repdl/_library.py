@@ -42,7 +42,6 @@ from ._checks import PLAIN_TYPES
 
 __all__ = ["Primitive", "mark_non_differentiable", "primitive", "vmap_by_loop"]
 
-_TensorBase = torch._C.TensorBase
 _is_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _grad_enabled = torch.is_grad_enabled
 _functorch_active = torch._C._are_functorch_transforms_active
@@ -81,11 +80,11 @@ class Primitive:
             "vmap": staticmethod(vmap or vmap_by_loop(self)),
         })
 
-        def forward(ctx, *args):
-            out = self._forward(args)
-            setup_context(ctx, args, out)
-            return out
-
+        # The route's C forward (csrc/common/route.cpp) computes the output
+        # and runs setup_context; the route calls this Function's apply
+        # (its C base, below), which exists only once the forward does.
+        record = [None]
+        self.call, forward = _entry_point(self, record, setup_context)
         self.function = type(f"{name}_eager_function", (torch.autograd.Function,), {
             "forward": staticmethod(forward),
             "backward": staticmethod(backward),
@@ -94,9 +93,8 @@ class Primitive:
         # already ruled out functorch transforms and subclasses, so what
         # Function.apply adds (a setup_context probe and a generator over
         # the arguments, about 2 us) reduces to unwrapping dead functorch
-        # wrappers, which the entry point does itself.
-        self._record = super(torch.autograd.Function, self.function).apply
-        self.call, self._forward = _entry_point(self)
+        # wrappers, which the route does itself.
+        record[0] = super(torch.autograd.Function, self.function).apply
 
     def __call__(self, *args):
         """The entry point (for vmap_by_loop's rule, made before it exists)."""
@@ -112,18 +110,19 @@ def primitive(name: str, impl: Callable, fake: Callable, **options) -> Callable:
     return Primitive(name, impl, fake, **options).call
 
 
-def _entry_point(p: Primitive) -> tuple:
+def _entry_point(p: Primitive, record: list, setup_context: Callable) -> tuple:
     """The call of p: the cheapest route that is correct (module docstring).
     Only the positions annotated Tensor or Optional[Tensor] are looked at
     (impl's annotations are its schema); the choice among the eager routes
     runs in C (csrc/common/route.cpp), and this function keeps the test
     that dynamo folds while it traces, since it cannot trace into C.  With
-    it, the forward of p's recording autograd.Function: impl or the native
-    entry by the route's rule, called with the argument tuple."""
+    it, the forward of p's recording autograd.Function, whose apply
+    record[0] will hold: impl or the native entry by the route's rule, then
+    setup_context."""
     custom = p.custom
-    route, forward = _C.make_route(p.impl, custom, p.transformable.apply, p._record, p._tensor_args, PLAIN_TYPES,
-                                   _TensorBase, _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler,
-                                   backends.cpu.NATIVE.get(p.name), backends)
+    route, forward = _C.make_route(p.impl, custom, p.transformable.apply, record, p._tensor_args, PLAIN_TYPES,
+                                   _functorch_active, _grad_enabled, _unwrap_if_dead, torch.compiler,
+                                   backends.cpu.NATIVE.get(p.name), backends, setup_context)
 
     def call(*args):
         if _is_dynamo_compiling():
