@@ -210,3 +210,54 @@ def test_fused_gradients_take_their_native_entries(name, gen, monkeypatch):
 def test_every_native_entry_names_a_primitive():
     for name in cpu.NATIVE:
         assert hasattr(torch.ops.repdl, name), name
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_cross_entropy_entries_give_the_python_functions_bits(reduction, gen, monkeypatch):
+    """cross_entropy's class loss and its gradient (lsm_class_nll,
+    lsm_class_nll_grad): the loss, through the gradient the statistics'
+    layout, and which path ran; the loss takes logits at any strides, the
+    gradient dense ones only, and a target out of bounds goes to the Python
+    function, which raises."""
+    loss_spy, grad_spy = _Spy(monkeypatch, "class_nll"), _Spy(monkeypatch, "class_nll_backward")
+    for rows, cols in [(0, 5), (1, 1), (2, 4), (7, 13), (3, 0)]:
+        logits = _input((rows, cols), gen)
+        target = torch.tensor([(3 * i) % cols if cols and i % 3 else -100 for i in range(rows)], dtype=torch.int64)
+        for layout, x in [("dense", logits), ("column-major", logits.t().contiguous().t())]:
+            x = x.detach().requires_grad_()
+            g = _input(target.shape if reduction == "none" else (), gen)
+            label = f"{reduction} ({rows}, {cols}) {layout}"
+
+            def run():
+                loss = repdl.cross_entropy(x, target, reduction=reduction)
+                return loss, *torch.autograd.grad(loss, x, g)
+
+            with backends.use("cpu"):
+                want = run()
+            loss_spy.calls = grad_spy.calls = 0
+            for got, expected in zip(run(), want):
+                _same(got, expected, label)
+            dense = x.is_contiguous() or rows * cols == 0
+            assert (loss_spy.calls, grad_spy.calls) == (0, 0 if dense else 1), label
+    x = _input((3, 4), gen)
+    for bad in ([0, 4, 1], [-1, 0, 1]):
+        loss_spy.calls = 0
+        with pytest.raises(IndexError, match=f"Target {bad[0] if bad[0] < 0 else 4} is out of bounds"):
+            repdl.cross_entropy(x, torch.tensor(bad))
+        assert loss_spy.calls == 1
+
+
+def test_cross_entropy_entries_hand_back_what_they_do_not_take(gen):
+    x, t = _input((3, 4), gen), torch.tensor([0, 3, 1])
+    nat = cpu.NATIVE
+    stats = nat["lsm_class_nll"](x, t, -100, "mean")[1]
+    g = _input((), gen)
+    assert nat["lsm_class_nll"](x, t, -100, "max") is None  # a reduction it does not know
+    assert nat["lsm_class_nll"](x, torch.tensor([[0, 3, 1]] * 2)[1], -100, "mean") is not None  # a row: contiguous
+    assert nat["lsm_class_nll"](x, torch.tensor([0, 0, 3, 0, 1, 0])[::2], -100, "mean") is None  # strided target
+    assert nat["lsm_class_nll"](x, torch.tensor([0, 4, 1]), -100, "sum") is None  # out of bounds
+    assert nat["lsm_class_nll_grad"](x.t().contiguous().t(), stats, t, -100, "mean", g) is None  # not dense
+    assert nat["lsm_class_nll_grad"](x, stats, t, -100, "avg", g) is None
+    assert nat["lsm_class_nll_grad"](x, stats, t, -100, "mean", g) is not None
+    with pytest.raises(TypeError, match="native entry takes"):
+        nat["lsm_class_nll"](x, t, -100)

@@ -25,6 +25,11 @@ inline PyObject* not_taken(int taken) {
 // A native entry's argument tuple holds `count` items (else a TypeError).
 bool expect_args(PyObject* args, Py_ssize_t count);
 
+// Whether the argument s is the str `text` (an option named by a string).
+inline bool is_str(PyObject* s, const char* text) {
+  return PyUnicode_Check(s) && PyUnicode_CompareWithASCIIString(s, text) == 0;
+}
+
 // *contiguous = t.is_contiguous().
 bool is_contiguous(PyObject* t, bool* contiguous);
 

@@ -113,15 +113,11 @@ PyObject* reduce_natively(PyObject* self, PyObject* args, const Run& run) {
   return r.out;
 }
 
-bool named(PyObject* s, const char* name) {
-  return PyUnicode_Check(s) && PyUnicode_CompareWithASCIIString(s, name) == 0;
-}
-
 PyObject* py_native_sum(PyObject* self, PyObject* args) {
   if (!pytensor::expect_args(args, 4)) return nullptr;
   PyObject* order = PyTuple_GET_ITEM(args, 3);
-  const bool pairwise = named(order, "pairwise");
-  if (!pairwise && !named(order, "sequential")) Py_RETURN_NONE;
+  const bool pairwise = pytensor::is_str(order, "pairwise");
+  if (!pairwise && !pytensor::is_str(order, "sequential")) Py_RETURN_NONE;
   return reduce_natively(self, args, [&](const TrailingReduction& r) {
     reduce::sum(r.rows, pairwise ? reduce::Order::pairwise : reduce::Order::sequential, r.y);
   });

@@ -122,6 +122,125 @@ PyObject* py_class_nll_backward(PyObject*, PyObject* args) {
   });
 }
 
+// ---- cross_entropy's native entries (common/route.cpp) ----------------------
+// repdl::lsm_class_nll(input, target, ignore_index, reduction) and
+// repdl::lsm_class_nll_grad(input, stats, target, ignore_index, reduction,
+// g): class_nll and class_nll_backward of backends/cpu/softmax.py with the
+// same kernel calls, for a contiguous target (and, for the gradient, dense
+// input, stats and g); other cases return None, for the route to call those
+// functions.  `self` is (a 0-d float32 CPU tensor, new_float32), the
+// allocators of backends/cpu/outputs.py: a 0-d loss is empty_like of the
+// first, every other result new_float32(*sizes).
+
+// The kernel's Reduction for reduction's name: 1, 0 for another name.
+int reduction_named(PyObject* name, softmax::Reduction* reduction) {
+  const softmax::Reduction kinds[] = {softmax::Reduction::none, softmax::Reduction::mean, softmax::Reduction::sum};
+  const char* const names[] = {"none", "mean", "sum"};
+  for (int i = 0; i < 3; ++i) {
+    if (pytensor::is_str(name, names[i])) {
+      *reduction = kinds[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// Whether every tensor of `tensors` is contiguous: 1, 0, -1 with an exception.
+int all_contiguous(PyObject* const* tensors, int count) {
+  for (int i = 0; i < count; ++i) {
+    bool dense;
+    if (!pytensor::is_contiguous(tensors[i], &dense)) return -1;
+    if (!dense) return 0;
+  }
+  return 1;
+}
+
+// (loss, stats) for an input of any strides.  A target out of bounds
+// returns None too: the Python function, run again, raises its IndexError.
+PyObject* py_native_class_nll(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 4)) return nullptr;
+  PyObject* const tensors[2] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1)};
+  int64_t sizes[2], strides[2];
+  softmax::Reduction reduction;
+  int taken = pytensor::matrix(tensors[0], sizes, strides);
+  if (taken > 0) taken = reduction_named(PyTuple_GET_ITEM(args, 3), &reduction);
+  if (taken > 0) taken = all_contiguous(tensors + 1, 1);
+  if (taken <= 0) return pytensor::not_taken(taken);
+  const long long ignore_index = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 2));
+  if (ignore_index == -1 && PyErr_Occurred()) return nullptr;
+  const int64_t P = sizes[0], R = sizes[1];
+  PyObject* loss = reduction == softmax::Reduction::none
+                       ? PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "L", static_cast<long long>(P))
+                       : pytensor::empty_like(PyTuple_GET_ITEM(self, 0));
+  PyObject* stats = loss ? PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "Li", static_cast<long long>(P), 2)
+                         : nullptr;
+  int64_t x = 0, target = 0, stats_address = 0, loss_address = 0;
+  if (stats == nullptr || !pytensor::data_ptr(tensors[0], &x) || !pytensor::data_ptr(tensors[1], &target) ||
+      !pytensor::data_ptr(stats, &stats_address) || !pytensor::data_ptr(loss, &loss_address)) {
+    Py_XDECREF(loss);
+    Py_XDECREF(stats);
+    return nullptr;
+  }
+  const int64_t bad = kernel_call([&] {
+    return softmax::class_nll(as_ptr<const float>(x), strides[0], strides[1], P, R, as_ptr<const int64_t>(target),
+                              ignore_index, reduction, as_ptr<float>(stats_address), as_ptr<float>(loss_address));
+  });
+  if (bad >= 0) {
+    Py_DECREF(loss);
+    Py_DECREF(stats);
+    Py_RETURN_NONE;
+  }
+  return Py_BuildValue("(NN)", loss, stats);
+}
+
+// dx for dense input, stats, target and g.
+PyObject* py_native_class_nll_grad(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 6)) return nullptr;
+  PyObject* const tensors[4] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), PyTuple_GET_ITEM(args, 2),
+                                PyTuple_GET_ITEM(args, 5)};
+  int64_t sizes[2];
+  softmax::Reduction reduction;
+  int taken = pytensor::matrix_sizes(tensors[0], sizes);
+  if (taken > 0) taken = reduction_named(PyTuple_GET_ITEM(args, 4), &reduction);
+  if (taken > 0) taken = all_contiguous(tensors, 4);
+  if (taken <= 0) return pytensor::not_taken(taken);
+  const long long ignore_index = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
+  if (ignore_index == -1 && PyErr_Occurred()) return nullptr;
+  const int64_t P = sizes[0], R = sizes[1];
+  PyObject* dx = PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "LL", static_cast<long long>(P),
+                                       static_cast<long long>(R));
+  if (dx == nullptr || P * R == 0) return dx;
+  int64_t addresses[5];
+  PyObject* const all[5] = {dx, tensors[0], tensors[1], tensors[2], tensors[3]};
+  for (int i = 0; i < 5; ++i) {
+    if (!pytensor::data_ptr(all[i], &addresses[i])) {
+      Py_DECREF(dx);
+      return nullptr;
+    }
+  }
+  kernel_call([&] {
+    softmax::class_nll_backward(as_ptr<const float>(addresses[1]), as_ptr<const float>(addresses[2]), P, R,
+                                as_ptr<const int64_t>(addresses[3]), ignore_index, reduction,
+                                as_ptr<const float>(addresses[4]), as_ptr<float>(addresses[0]));
+  });
+  return dx;
+}
+
+PyMethodDef g_native_class_nll = {"native_lsm_class_nll", py_native_class_nll, METH_VARARGS,
+                                  "repdl::lsm_class_nll's native entry."};
+PyMethodDef g_native_class_nll_grad = {"native_lsm_class_nll_grad", py_native_class_nll_grad, METH_VARARGS,
+                                       "repdl::lsm_class_nll_grad's native entry."};
+
+// make_native_class_losses(scalar32, new_float32): the entries of lsm_class_nll and lsm_class_nll_grad.
+PyObject* py_make_native_class_losses(PyObject*, PyObject* allocators) {
+  if (!PyTuple_Check(allocators) || PyTuple_GET_SIZE(allocators) != 2) {
+    PyErr_SetString(PyExc_TypeError, "make_native_class_losses takes (a 0-d float32 tensor, new_float32)");
+    return nullptr;
+  }
+  return Py_BuildValue("(NN)", PyCFunction_New(&g_native_class_nll, allocators),
+                       PyCFunction_New(&g_native_class_nll_grad, allocators));
+}
+
 const PyMethodDef kMethods[] = {
     {"class_nll", py_class_nll, METH_VARARGS,
      "cross_entropy's class-index loss (no weight, no smoothing) and the input's log_softmax stats."},
@@ -132,6 +251,8 @@ const PyMethodDef kMethods[] = {
     {"softmax_backward", py_softmax_backward, METH_VARARGS, "The gradient of softmax / log_softmax along a view's lines."},
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
     {"native_softmax", py_native_softmax, METH_VARARGS, "repdl::softmax's native entry (a route's)."},
+    {"make_native_class_losses", py_make_native_class_losses, METH_VARARGS,
+     "The native entries of repdl::lsm_class_nll and repdl::lsm_class_nll_grad (a route's)."},
     {"attention_softmax", py_attention_softmax, METH_VARARGS,
      "softmax along a view's lines after attention's scale and mask, taken as each line is read."},
     {"attention_softmax_backward", py_attention_softmax_backward, METH_VARARGS,

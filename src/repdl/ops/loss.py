@@ -8,6 +8,7 @@ from typing import Tuple
 import torch
 
 from .. import _checks, backends
+from .._checks import PLAIN_TYPES
 from .._library import _functorch_active, mark_non_differentiable, primitive
 from .._scalar import fl32
 from .arith import add, div, mul, neg
@@ -276,6 +277,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     """torch.nn.functional.cross_entropy's arguments; class dim 1 (0 for a
     1-D input); target holds class indices (an integer tensor) or class
     probabilities (float32, the shape of input)."""
+    if (type(input) in PLAIN_TYPES and input.dtype is torch.float32 and input.is_cpu and input.dim() == 2
+            and type(target) in PLAIN_TYPES and target.dtype is torch.int64 and target.is_cpu
+            and target.dim() == 1 and target.shape[0] == input.shape[0] and weight is None
+            and type(ignore_index) is int and reduction in _REDUCTIONS and type(label_smoothing) is float
+            and label_smoothing == 0.0):
+        # A classifier's loss ((N, C) scores and N class indices on the CPU,
+        # no weight, no smoothing) in one test that implies every check
+        # below: 0.5 us where they take 2.
+        return _lsm_class_nll(input, target, ignore_index, reduction)[0]
     C = _check("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing)
     probabilities = target.dtype.is_floating_point
     if not probabilities:

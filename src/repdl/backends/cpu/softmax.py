@@ -4,13 +4,15 @@ import torch
 from ... import _C, _checks
 from ..._scalar import bits32
 from .._views import dense_like, mask_line_strides, reduction_view, row_lines
-from .outputs import filled, row_major
+from .outputs import SCALAR32, filled, new_float32, row_major
 
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
-# The native entry (csrc/common/route.cpp) of the primitive repdl::softmax:
-# softmax's rows case below, computed in C from the tensor itself.
-NATIVE = {"softmax": _C.native_softmax}
+# The native entries (csrc/common/route.cpp): softmax's rows case below, and
+# cross_entropy's class_nll and class_nll_backward (ops/loss.py's
+# lsm_class_nll primitives), computed in C from the tensors themselves.
+NATIVE = {"softmax": _C.native_softmax,
+          **dict(zip(("lsm_class_nll", "lsm_class_nll_grad"), _C.make_native_class_losses(SCALAR32, new_float32)))}
 
 
 def softmax(x, dim, *, log):
