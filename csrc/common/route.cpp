@@ -198,9 +198,9 @@ PyObject* forward_call(PyObject* route, PyObject* ctx_args) {
     on_cpu = cpu;
   }
   PyObject* out = implementation_call(route, args, on_cpu);
-  PyObject* done = out ? PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(route, kSetupContext), PyTuple_GET_ITEM(ctx_args, 0),
-                                                      args, out, nullptr)
-                       : nullptr;
+  PyObject* setup = PyTuple_GET_ITEM(route, kSetupContext);
+  PyObject* ctx = PyTuple_GET_ITEM(ctx_args, 0);
+  PyObject* done = out ? PyObject_CallFunctionObjArgs(setup, ctx, args, out, nullptr) : nullptr;
   Py_DECREF(args);
   if (done == nullptr) {
     Py_XDECREF(out);
@@ -212,7 +212,7 @@ PyObject* forward_call(PyObject* route, PyObject* ctx_args) {
 
 PyMethodDef g_route_def = {"route", route_call, METH_O, "A primitive's eager route (common/route.cpp)."};
 PyMethodDef g_forward_def = {"forward", forward_call, METH_VARARGS,
-                             "A primitive's implementation inside its recording autograd.Function (common/route.cpp)."};
+                             "The forward of a primitive's recording autograd.Function (common/route.cpp)."};
 
 PyObject* py_make_route(PyObject*, PyObject* args) {
   if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != kSlots) {
