@@ -213,13 +213,17 @@ def test_every_native_entry_names_a_primitive():
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
-def test_cross_entropy_entries_give_the_python_functions_bits(reduction, gen, monkeypatch):
-    """cross_entropy's class loss and its gradient (lsm_class_nll,
-    lsm_class_nll_grad): the loss, through the gradient the statistics'
-    layout, and which path ran; the loss takes logits at any strides, the
-    gradient dense ones only, and a target out of bounds goes to the Python
-    function, which raises."""
-    loss_spy, grad_spy = _Spy(monkeypatch, "class_nll"), _Spy(monkeypatch, "class_nll_backward")
+@pytest.mark.parametrize("loss_fn,backend_fns", [("cross_entropy", ("class_nll", "class_nll_backward")),
+                                                 ("nll_loss", ("nll", "nll_backward"))])
+def test_class_loss_entries_give_the_python_functions_bits(loss_fn, backend_fns, reduction, gen, monkeypatch):
+    """The class losses and their gradients (cross_entropy's lsm_class_nll
+    and lsm_class_nll_grad, nll_loss's class_nll and nll_grad): the loss,
+    through cross_entropy's gradient its statistics' layout, and which path
+    ran; the losses take inputs at any strides, cross_entropy's gradient
+    dense ones only (nll's reads no input), and a target out of bounds goes
+    to the Python function, which raises."""
+    loss_spy, grad_spy = _Spy(monkeypatch, backend_fns[0]), _Spy(monkeypatch, backend_fns[1])
+    fn = getattr(repdl, loss_fn)
     for rows, cols in [(0, 5), (1, 1), (2, 4), (7, 13), (3, 0)]:
         logits = _input((rows, cols), gen)
         target = torch.tensor([(3 * i) % cols if cols and i % 3 else -100 for i in range(rows)], dtype=torch.int64)
@@ -229,7 +233,7 @@ def test_cross_entropy_entries_give_the_python_functions_bits(reduction, gen, mo
             label = f"{reduction} ({rows}, {cols}) {layout}"
 
             def run():
-                loss = repdl.cross_entropy(x, target, reduction=reduction)
+                loss = fn(x, target, reduction=reduction)
                 return loss, *torch.autograd.grad(loss, x, g)
 
             with backends.use("cpu"):
@@ -237,17 +241,17 @@ def test_cross_entropy_entries_give_the_python_functions_bits(reduction, gen, mo
             loss_spy.calls = grad_spy.calls = 0
             for got, expected in zip(run(), want):
                 _same(got, expected, label)
-            dense = x.is_contiguous() or rows * cols == 0
+            dense = x.is_contiguous() or rows * cols == 0 or loss_fn == "nll_loss"
             assert (loss_spy.calls, grad_spy.calls) == (0, 0 if dense else 1), label
     x = _input((3, 4), gen)
     for bad in ([0, 4, 1], [-1, 0, 1]):
         loss_spy.calls = 0
         with pytest.raises(IndexError, match=f"Target {bad[0] if bad[0] < 0 else 4} is out of bounds"):
-            repdl.cross_entropy(x, torch.tensor(bad))
+            fn(x, torch.tensor(bad))
         assert loss_spy.calls == 1
 
 
-def test_cross_entropy_entries_hand_back_what_they_do_not_take(gen):
+def test_class_loss_entries_hand_back_what_they_do_not_take(gen):
     x, t = _input((3, 4), gen), torch.tensor([0, 3, 1])
     nat = cpu.NATIVE
     stats = nat["lsm_class_nll"](x, t, -100, "mean")[1]
@@ -259,5 +263,10 @@ def test_cross_entropy_entries_hand_back_what_they_do_not_take(gen):
     assert nat["lsm_class_nll_grad"](x.t().contiguous().t(), stats, t, -100, "mean", g) is None  # not dense
     assert nat["lsm_class_nll_grad"](x, stats, t, -100, "avg", g) is None
     assert nat["lsm_class_nll_grad"](x, stats, t, -100, "mean", g) is not None
+    assert nat["class_nll"](x.reshape(3, 2, 2), t, -100, "mean") is None  # (N, C, d): the composite rule
+    assert nat["class_nll"](x, t, -100, "sum") is not None
+    assert nat["nll_grad"](g, t, 3, 4, -100, "avg") is None
+    assert nat["nll_grad"](_input((6,), gen)[::2], t, 3, 4, -100, "none") is None  # strided g
+    assert nat["nll_grad"](_input((3,), gen), t, 3, 4, -100, "none") is not None
     with pytest.raises(TypeError, match="native entry takes"):
         nat["lsm_class_nll"](x, t, -100)

@@ -122,13 +122,17 @@ PyObject* py_class_nll_backward(PyObject*, PyObject* args) {
   });
 }
 
-// ---- cross_entropy's native entries (common/route.cpp) ----------------------
-// repdl::lsm_class_nll(input, target, ignore_index, reduction) and
-// repdl::lsm_class_nll_grad(input, stats, target, ignore_index, reduction,
-// g): class_nll and class_nll_backward of backends/cpu/softmax.py with the
-// same kernel calls, for a contiguous target (and, for the gradient, dense
-// input, stats and g); other cases return None, for the route to call those
-// functions.  `self` is (a 0-d float32 CPU tensor, new_float32), the
+// ---- the class losses' native entries (common/route.cpp) -------------------
+// repdl::lsm_class_nll(input, target, ignore_index, reduction) (cross_entropy)
+// and repdl::class_nll(lsm, target, ignore_index, reduction) (nll_loss) for
+// a matrix of any strides and a contiguous target, and their gradients
+// repdl::lsm_class_nll_grad(input, stats, target, ignore_index, reduction, g)
+// and repdl::nll_grad(g, target, rows, cols, ignore_index, reduction) for
+// dense tensors: class_nll, nll, class_nll_backward and nll_backward of
+// backends/cpu/softmax.py with the same kernel calls.  Other cases return
+// None, for the route to call those functions, and so does a target out of
+// bounds: the Python function, run again, raises the IndexError every
+// backend raises.  `self` is (a 0-d float32 CPU tensor, new_float32), the
 // allocators of backends/cpu/outputs.py: a 0-d loss is empty_like of the
 // first, every other result new_float32(*sizes).
 
@@ -155,9 +159,10 @@ int all_contiguous(PyObject* const* tensors, int count) {
   return 1;
 }
 
-// (loss, stats) for an input of any strides.  A target out of bounds
-// returns None too: the Python function, run again, raises its IndexError.
-PyObject* py_native_class_nll(PyObject* self, PyObject* args) {
+// The loss (args as lsm_class_nll's and class_nll's), with the input's
+// log_softmax stats when with_stats (the input holds logits), else of
+// log-probabilities: (loss, stats), or the loss.
+PyObject* class_loss(PyObject* self, PyObject* args, bool with_stats) {
   if (!pytensor::expect_args(args, 4)) return nullptr;
   PyObject* const tensors[2] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1)};
   int64_t sizes[2], strides[2];
@@ -172,11 +177,13 @@ PyObject* py_native_class_nll(PyObject* self, PyObject* args) {
   PyObject* loss = reduction == softmax::Reduction::none
                        ? PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "L", static_cast<long long>(P))
                        : pytensor::empty_like(PyTuple_GET_ITEM(self, 0));
-  PyObject* stats = loss ? PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "Li", static_cast<long long>(P), 2)
-                         : nullptr;
+  PyObject* stats = loss && with_stats
+                        ? PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "Li", static_cast<long long>(P), 2)
+                        : nullptr;
   int64_t x = 0, target = 0, stats_address = 0, loss_address = 0;
-  if (stats == nullptr || !pytensor::data_ptr(tensors[0], &x) || !pytensor::data_ptr(tensors[1], &target) ||
-      !pytensor::data_ptr(stats, &stats_address) || !pytensor::data_ptr(loss, &loss_address)) {
+  if (loss == nullptr || (with_stats && (stats == nullptr || !pytensor::data_ptr(stats, &stats_address))) ||
+      !pytensor::data_ptr(tensors[0], &x) || !pytensor::data_ptr(tensors[1], &target) ||
+      !pytensor::data_ptr(loss, &loss_address)) {
     Py_XDECREF(loss);
     Py_XDECREF(stats);
     return nullptr;
@@ -187,58 +194,82 @@ PyObject* py_native_class_nll(PyObject* self, PyObject* args) {
   });
   if (bad >= 0) {
     Py_DECREF(loss);
-    Py_DECREF(stats);
+    Py_XDECREF(stats);
     Py_RETURN_NONE;
   }
-  return Py_BuildValue("(NN)", loss, stats);
+  return with_stats ? Py_BuildValue("(NN)", loss, stats) : loss;
 }
 
-// dx for dense input, stats, target and g.
-PyObject* py_native_class_nll_grad(PyObject* self, PyObject* args) {
-  if (!pytensor::expect_args(args, 6)) return nullptr;
-  PyObject* const tensors[4] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), PyTuple_GET_ITEM(args, 2),
-                                PyTuple_GET_ITEM(args, 5)};
-  int64_t sizes[2];
+PyObject* py_native_lsm_class_nll(PyObject* self, PyObject* args) { return class_loss(self, args, true); }
+PyObject* py_native_class_nll(PyObject* self, PyObject* args) { return class_loss(self, args, false); }
+
+// dx = new_float32(P, R) and, unless it is empty, the loss's gradient into it
+// from `tensors`: g, target, then x and its stats (null for nll's), each
+// dense, or None when one is not.
+PyObject* class_loss_gradient(PyObject* self, int64_t P, int64_t R, PyObject* const* tensors, int count,
+                              PyObject* ignore_index_arg, PyObject* reduction_arg) {
   softmax::Reduction reduction;
-  int taken = pytensor::matrix_sizes(tensors[0], sizes);
-  if (taken > 0) taken = reduction_named(PyTuple_GET_ITEM(args, 4), &reduction);
-  if (taken > 0) taken = all_contiguous(tensors, 4);
+  int taken = reduction_named(reduction_arg, &reduction);
+  if (taken > 0) taken = all_contiguous(tensors, count);
   if (taken <= 0) return pytensor::not_taken(taken);
-  const long long ignore_index = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
+  const long long ignore_index = PyLong_AsLongLong(ignore_index_arg);
   if (ignore_index == -1 && PyErr_Occurred()) return nullptr;
-  const int64_t P = sizes[0], R = sizes[1];
   PyObject* dx = PyObject_CallFunction(PyTuple_GET_ITEM(self, 1), "LL", static_cast<long long>(P),
                                        static_cast<long long>(R));
   if (dx == nullptr || P * R == 0) return dx;
-  int64_t addresses[5];
-  PyObject* const all[5] = {dx, tensors[0], tensors[1], tensors[2], tensors[3]};
-  for (int i = 0; i < 5; ++i) {
-    if (!pytensor::data_ptr(all[i], &addresses[i])) {
-      Py_DECREF(dx);
-      return nullptr;
-    }
+  int64_t addresses[5] = {0, 0, 0, 0, 0};  // dx, g, target, x, stats
+  bool ok = pytensor::data_ptr(dx, &addresses[0]);
+  for (int i = 0; ok && i < count; ++i) ok = pytensor::data_ptr(tensors[i], &addresses[1 + i]);
+  if (!ok) {
+    Py_DECREF(dx);
+    return nullptr;
   }
   kernel_call([&] {
-    softmax::class_nll_backward(as_ptr<const float>(addresses[1]), as_ptr<const float>(addresses[2]), P, R,
-                                as_ptr<const int64_t>(addresses[3]), ignore_index, reduction,
-                                as_ptr<const float>(addresses[4]), as_ptr<float>(addresses[0]));
+    softmax::class_nll_backward(as_ptr<const float>(addresses[3]), as_ptr<const float>(addresses[4]), P, R,
+                                as_ptr<const int64_t>(addresses[2]), ignore_index, reduction,
+                                as_ptr<const float>(addresses[1]), as_ptr<float>(addresses[0]));
   });
   return dx;
 }
 
-PyMethodDef g_native_class_nll = {"native_lsm_class_nll", py_native_class_nll, METH_VARARGS,
-                                  "repdl::lsm_class_nll's native entry."};
-PyMethodDef g_native_class_nll_grad = {"native_lsm_class_nll_grad", py_native_class_nll_grad, METH_VARARGS,
-                                       "repdl::lsm_class_nll_grad's native entry."};
+PyObject* py_native_lsm_class_nll_grad(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 6)) return nullptr;
+  PyObject* const tensors[4] = {PyTuple_GET_ITEM(args, 5), PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 0),
+                                PyTuple_GET_ITEM(args, 1)};
+  int64_t sizes[2];
+  const int taken = pytensor::matrix_sizes(tensors[2], sizes);
+  if (taken <= 0) return pytensor::not_taken(taken);
+  PyObject* ignore_index = PyTuple_GET_ITEM(args, 3);
+  return class_loss_gradient(self, sizes[0], sizes[1], tensors, 4, ignore_index, PyTuple_GET_ITEM(args, 4));
+}
 
-// make_native_class_losses(scalar32, new_float32): the entries of lsm_class_nll and lsm_class_nll_grad.
+PyObject* py_native_nll_grad(PyObject* self, PyObject* args) {
+  if (!pytensor::expect_args(args, 6)) return nullptr;
+  PyObject* const tensors[2] = {PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1)};
+  const long long P = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 2)), R = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 3));
+  if (PyErr_Occurred()) return nullptr;
+  return class_loss_gradient(self, P, R, tensors, 2, PyTuple_GET_ITEM(args, 4), PyTuple_GET_ITEM(args, 5));
+}
+
+PyMethodDef g_native_class_losses[] = {
+    {"native_lsm_class_nll", py_native_lsm_class_nll, METH_VARARGS, "repdl::lsm_class_nll's native entry."},
+    {"native_lsm_class_nll_grad", py_native_lsm_class_nll_grad, METH_VARARGS,
+     "repdl::lsm_class_nll_grad's native entry."},
+    {"native_class_nll", py_native_class_nll, METH_VARARGS, "repdl::class_nll's native entry."},
+    {"native_nll_grad", py_native_nll_grad, METH_VARARGS, "repdl::nll_grad's native entry."},
+};
+
+// make_native_class_losses(scalar32, new_float32): the entries of
+// lsm_class_nll, lsm_class_nll_grad, class_nll and nll_grad.
 PyObject* py_make_native_class_losses(PyObject*, PyObject* allocators) {
   if (!PyTuple_Check(allocators) || PyTuple_GET_SIZE(allocators) != 2) {
     PyErr_SetString(PyExc_TypeError, "make_native_class_losses takes (a 0-d float32 tensor, new_float32)");
     return nullptr;
   }
-  return Py_BuildValue("(NN)", PyCFunction_New(&g_native_class_nll, allocators),
-                       PyCFunction_New(&g_native_class_nll_grad, allocators));
+  return Py_BuildValue("(NNNN)", PyCFunction_New(&g_native_class_losses[0], allocators),
+                       PyCFunction_New(&g_native_class_losses[1], allocators),
+                       PyCFunction_New(&g_native_class_losses[2], allocators),
+                       PyCFunction_New(&g_native_class_losses[3], allocators));
 }
 
 const PyMethodDef kMethods[] = {
@@ -252,7 +283,7 @@ const PyMethodDef kMethods[] = {
     {"softmax", py_softmax, METH_VARARGS, "softmax / log_softmax / logsumexp / log_softmax stats along a view's lines."},
     {"native_softmax", py_native_softmax, METH_VARARGS, "repdl::softmax's native entry (a route's)."},
     {"make_native_class_losses", py_make_native_class_losses, METH_VARARGS,
-     "The native entries of repdl::lsm_class_nll and repdl::lsm_class_nll_grad (a route's)."},
+     "The native entries of the class losses and their gradients (a route's)."},
     {"attention_softmax", py_attention_softmax, METH_VARARGS,
      "softmax along a view's lines after attention's scale and mask, taken as each line is read."},
     {"attention_softmax_backward", py_attention_softmax_backward, METH_VARARGS,

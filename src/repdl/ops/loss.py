@@ -277,14 +277,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor = None, ignore_i
     """torch.nn.functional.cross_entropy's arguments; class dim 1 (0 for a
     1-D input); target holds class indices (an integer tensor) or class
     probabilities (float32, the shape of input)."""
-    if (type(input) in PLAIN_TYPES and input.dtype is torch.float32 and input.is_cpu and input.dim() == 2
-            and type(target) in PLAIN_TYPES and target.dtype is torch.int64 and target.is_cpu
-            and target.dim() == 1 and target.shape[0] == input.shape[0] and weight is None
-            and type(ignore_index) is int and reduction in _REDUCTIONS and type(label_smoothing) is float
-            and label_smoothing == 0.0):
-        # A classifier's loss ((N, C) scores and N class indices on the CPU,
-        # no weight, no smoothing) in one test that implies every check
-        # below: 0.5 us where they take 2.
+    if (type(label_smoothing) is float and label_smoothing == 0.0
+            and _classifier_call(input, target, weight, ignore_index, reduction)):
         return _lsm_class_nll(input, target, ignore_index, reduction)[0]
     C = _check("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing)
     probabilities = target.dtype.is_floating_point
@@ -303,12 +297,25 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor = None, ignore_index:
              reduction: str = "mean") -> Tensor:
     """torch.nn.functional.nll_loss: cross_entropy's class-index rule on
     log-probabilities given directly (no log_softmax, no smoothing)."""
+    if _classifier_call(input, target, weight, ignore_index, reduction):
+        return _class_nll(input, target, ignore_index, reduction)
     C = _check("nll_loss", input, target, weight, ignore_index, reduction, 0.0)
     lsm = input.movedim(1 if input.dim() > 1 else 0, -1)
     if target.dtype.is_floating_point:
         raise RuntimeError(f"repdl.nll_loss: expected an integer target, got {target.dtype}")
     target = _class_indices("nll_loss", input, target)
     return _class_loss(lsm, input, target, weight, ignore_index, reduction, 0.0, C)
+
+
+def _classifier_call(input, target, weight, ignore_index, reduction) -> bool:
+    """Whether a class loss's call is a classifier's: (N, C) float32 scores
+    and N int64 class indices on the CPU, no weight, an int ignore_index and
+    a known reduction.  One test that implies every check of _check and
+    _class_indices: 0.9 us where they take 2."""
+    return (type(input) in PLAIN_TYPES and input.dtype is torch.float32 and input.is_cpu and input.dim() == 2
+            and type(target) in PLAIN_TYPES and target.dtype is torch.int64 and target.is_cpu
+            and target.dim() == 1 and target.shape[0] == input.shape[0] and weight is None
+            and type(ignore_index) is int and reduction in _REDUCTIONS)
 
 
 def _class_indices(op, input, target):

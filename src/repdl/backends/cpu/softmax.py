@@ -9,10 +9,12 @@ from .outputs import SCALAR32, filled, new_float32, row_major
 _KIND = {"softmax": 0, "log_softmax": 1, "logsumexp": 2, "log_softmax_stats": 3}
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 # The native entries (csrc/common/route.cpp): softmax's rows case below, and
-# cross_entropy's class_nll and class_nll_backward (ops/loss.py's
-# lsm_class_nll primitives), computed in C from the tensors themselves.
+# the class losses' class_nll, nll and their backward functions (ops/loss.py's
+# lsm_class_nll, class_nll and their gradients' primitives), computed in C
+# from the tensors themselves.
 NATIVE = {"softmax": _C.native_softmax,
-          **dict(zip(("lsm_class_nll", "lsm_class_nll_grad"), _C.make_native_class_losses(SCALAR32, new_float32)))}
+          **dict(zip(("lsm_class_nll", "lsm_class_nll_grad", "class_nll", "nll_grad"),
+                     _C.make_native_class_losses(SCALAR32, new_float32)))}
 
 
 def softmax(x, dim, *, log):
