@@ -50,6 +50,8 @@ CASES = [
     ("mean last dim", lambda x, y: repdl.mean(x, -1), "mean"),
     ("mm", lambda x, y: repdl.mm(x, y.reshape(-1)[: x.shape[-1] * 3].reshape(x.shape[-1], 3)), "matmul"),
     ("mm transposed", lambda x, y: repdl.mm(x.t(), _square(y, x.shape[0])), "matmul"),
+    ("mm parameter", lambda x, y: repdl.mm(torch.nn.Parameter(x, requires_grad=False), _square(y, x.shape[-1])),
+     "matmul"),
     ("linear", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1])), "linear"),
     ("linear bias", lambda x, y: repdl.nn.functional.linear(x, _square(y, x.shape[-1]), _row(y)), "linear"),
     ("linear bias (1,)", lambda x, y: repdl.nn.functional.linear(x, y[..., :1, :], y.reshape(-1)[:1]), "linear"),

@@ -152,7 +152,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """(M, K) @ (K, N); each element a sequential fma chain over k from +0.0."""
-    if (type(input) is Tensor and type(mat2) is Tensor and input.dtype is torch.float32
+    if (type(input) in PLAIN_TYPES and type(mat2) in PLAIN_TYPES and input.dtype is torch.float32
             and mat2.dtype is torch.float32 and input.is_cpu and mat2.is_cpu):
         a, b = input.shape, mat2.shape  # each read once: 0.4 us of a 2x2 product's 4.3
         if len(a) == 2 and len(b) == 2 and a[1] == b[0]:
