@@ -115,12 +115,18 @@ PyObject* output_and_addresses(PyObject* const* inputs, int count, int64_t* addr
   return out;
 }
 
-int dense_inputs(PyObject* const* inputs, int count, PyObject** out, int64_t* n, int64_t* addresses) {
+int all_contiguous(PyObject* const* tensors, int count) {
   for (int i = 0; i < count; ++i) {
     bool dense;
-    if (!is_contiguous(inputs[i], &dense)) return -1;
+    if (!is_contiguous(tensors[i], &dense)) return -1;
     if (!dense) return 0;
   }
+  return 1;
+}
+
+int dense_inputs(PyObject* const* inputs, int count, PyObject** out, int64_t* n, int64_t* addresses) {
+  const int dense = all_contiguous(inputs, count);
+  if (dense <= 0) return dense;
   PyObject* dims = shape(inputs[0]);
   const bool ok = dims != nullptr && numel(dims, n);
   Py_XDECREF(dims);

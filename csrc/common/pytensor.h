@@ -33,6 +33,9 @@ inline bool is_str(PyObject* s, const char* text) {
 // *contiguous = t.is_contiguous().
 bool is_contiguous(PyObject* t, bool* contiguous);
 
+// Whether every tensor of `tensors` is contiguous: 1, 0, -1 with an exception.
+int all_contiguous(PyObject* const* tensors, int count);
+
 // *address = t.data_ptr().
 bool data_ptr(PyObject* t, int64_t* address);
 

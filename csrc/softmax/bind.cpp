@@ -149,16 +149,6 @@ int reduction_named(PyObject* name, softmax::Reduction* reduction) {
   return 0;
 }
 
-// Whether every tensor of `tensors` is contiguous: 1, 0, -1 with an exception.
-int all_contiguous(PyObject* const* tensors, int count) {
-  for (int i = 0; i < count; ++i) {
-    bool dense;
-    if (!pytensor::is_contiguous(tensors[i], &dense)) return -1;
-    if (!dense) return 0;
-  }
-  return 1;
-}
-
 // The loss (args as lsm_class_nll's and class_nll's), with the input's
 // log_softmax stats when with_stats (the input holds logits), else of
 // log-probabilities: (loss, stats), or the loss.
@@ -169,7 +159,7 @@ PyObject* class_loss(PyObject* self, PyObject* args, bool with_stats) {
   softmax::Reduction reduction;
   int taken = pytensor::matrix(tensors[0], sizes, strides);
   if (taken > 0) taken = reduction_named(PyTuple_GET_ITEM(args, 3), &reduction);
-  if (taken > 0) taken = all_contiguous(tensors + 1, 1);
+  if (taken > 0) taken = pytensor::all_contiguous(tensors + 1, 1);
   if (taken <= 0) return pytensor::not_taken(taken);
   const long long ignore_index = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 2));
   if (ignore_index == -1 && PyErr_Occurred()) return nullptr;
@@ -210,7 +200,7 @@ PyObject* class_loss_gradient(PyObject* self, int64_t P, int64_t R, PyObject* co
                               PyObject* ignore_index_arg, PyObject* reduction_arg) {
   softmax::Reduction reduction;
   int taken = reduction_named(reduction_arg, &reduction);
-  if (taken > 0) taken = all_contiguous(tensors, count);
+  if (taken > 0) taken = pytensor::all_contiguous(tensors, count);
   if (taken <= 0) return pytensor::not_taken(taken);
   const long long ignore_index = PyLong_AsLongLong(ignore_index_arg);
   if (ignore_index == -1 && PyErr_Occurred()) return nullptr;
