@@ -141,10 +141,15 @@ def kernel_and_torch(case, shape, step=False, causal=False, scale=3.0):
         v = reduction_view(x, (x.dim() - 1,))
         ref = torch.log_softmax if kind else torch.softmax
         return lambda C, out: C.softmax(*v.args, out.data_ptr(), kind) or out, lambda: ref(x, -1)
+    if case == "silu_and_sigmoid":  # silu's forward where its backward will read sigmoid(x); B's sigmoid unchecked
+        s = torch.empty_like(x)
+        return (lambda C, out: C.cr_silu_sigmoid(x.data_ptr(), out.data_ptr(), s.data_ptr(), x.numel()) or out,
+                lambda: torch.nn.functional.silu(x))
     if case.endswith("_grad") and case[:-len("_grad")] in _INDEX:
         return unary_grad_call(case[:-len("_grad")], x)
     if case not in _INDEX:
-        cases = [*_SOFTMAX, "layer_norm", "batch_norm", "group_norm", "mm", "matvec", *_CONV, *_INDEX, "NAME_grad"]
+        cases = [*_SOFTMAX, "layer_norm", "batch_norm", "group_norm", "mm", "matvec", *_CONV, *_INDEX, "NAME_grad",
+                 "silu_and_sigmoid"]
         raise SystemExit(f"unknown case {case!r}: {', '.join(cases)}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)
     x = domain(case, x)  # as bench_in_cache.py times it (sqrt of a negative is NaN, a different case)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "elementwise/cr.h"
 
@@ -67,21 +68,28 @@ REPDL_FAST_PATH(Erfc, Float64Tier<ErfcSeries>)
 REPDL_FAST_PATH(Gelu, Float64Tier<GeluSeries>)
 #undef REPDL_FAST_PATH
 
-// Two blocks a step (row_simd.inc) for the kernels it makes faster.  One
-// block's chain from load to rounding test is about 60 cycles on Zen 3
-// and the reorder window holds few blocks of it, so the scheduler's
-// interleaving of two gains where both fit in sixteen registers.  64K
+// Two blocks a step (row_simd.inc) for every float32 path: one block's
+// chain from load to rounding test is 60 cycles or more on Zen 3 and the
+// reorder window holds two or three blocks of it, so the scheduler's
+// interleaving of two gains (docs/elementwise.md, "Speed in cache").  64K
 // (8K), 1 thread, Zen 3, paired / one block a step (ab_kernels.py, 15-21
-// rounds): exp2 0.90 (0.90), rsqrt 0.94 (0.93), ln 0.89 (0.91), log2
-// 0.88, log10 0.90, log1p 0.91 (0.96), softplus 0.93 (0.83), logsigmoid
-// 0.81 (0.83).  Not the others, which spill: exp 1.18, sigmoid 1.19
-// (1.15), silu 1.22, gelu_tanh 1.13, gelu and erf (the series'
-// float64 tier) 1.21-1.23; tanh 0.98-0.99, within noise.
+// rounds): exp 0.83 (0.89), exp2 0.88-0.94 (0.90), rsqrt 0.92-0.94
+// (0.93), ln 0.88-0.89 (0.91), log2 0.88, log10 0.90, log1p 0.91 (0.96),
+// softplus 0.80-0.93 (0.83), logsigmoid 0.81-0.86 (0.83), sigmoid
+// 0.95-1.00 (0.97), silu 0.90 (0.91), tanh 0.92 (0.98), gelu_tanh 0.85
+// (0.86); softmax through exp 0.92-0.95 (4096x1000, 64x128x128), causal
+// within noise.  The series' float64 tiers (gelu, erf, erfc) and
+// silu_and_sigmoid measured 0.92-1.03 and stay one block a step.
 #define REPDL_PAIRED(...) \
   template <>             \
   struct StepsInPairs<__VA_ARGS__> : std::true_type {};
+REPDL_PAIRED(ExpF32)
 REPDL_PAIRED(Exp2F32)
 REPDL_PAIRED(RsqrtF32)
+REPDL_PAIRED(TanhF32)
+REPDL_PAIRED(SigmoidF32)
+REPDL_PAIRED(SiluF32)
+REPDL_PAIRED(GeluTanhF32)
 REPDL_PAIRED(LogF32<LogBase::e>)
 REPDL_PAIRED(LogF32<LogBase::two>)
 REPDL_PAIRED(LogF32<LogBase::ten>)
