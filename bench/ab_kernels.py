@@ -28,7 +28,9 @@ conv_grad_input, conv_grad_weight (NxCxHxOC: a 3x3 convolution with padding 1
 of (N, C, H, H) to OC channels, one of its three kernels; the forward with a
 bias), any correctly rounded unary function's name, or that name with
 _grad (its fused backward, csrc/elementwise/grad_blocks.inc, reading the
-forward's output as autograd hands it; torch's time is its backward alone).
+forward's output as autograd hands it; torch's time is its backward alone),
+or silu_and_sigmoid (the kernel of silu's recorded forward, which writes
+sigmoid beside silu; only silu's bits are compared, torch's silu beside it).
 
 --step (the softmax cases): each call is the forward into a new tensor and
 the backward, reading it, into another, the previous call's two kept alive,
