@@ -80,9 +80,6 @@ REPDL_FAST_PATH(Gelu, Float64Tier<GeluSeries>)
 // (0.86); softmax through exp 0.92-0.95 (4096x1000, 64x128x128), causal
 // within noise.  The series' float64 tiers (gelu, erf, erfc) and
 // silu_and_sigmoid measured 0.92-1.03 and stay one block a step.
-#define REPDL_PAIRED(...) \
-  template <>             \
-  struct StepsInPairs<__VA_ARGS__> : std::true_type {};
 REPDL_PAIRED(ExpF32)
 REPDL_PAIRED(Exp2F32)
 REPDL_PAIRED(RsqrtF32)
@@ -96,7 +93,6 @@ REPDL_PAIRED(LogF32<LogBase::ten>)
 REPDL_PAIRED(Log1pF32)
 REPDL_PAIRED(SoftplusF32<false>)
 REPDL_PAIRED(SoftplusF32<true>)
-#undef REPDL_PAIRED
 
 }  // namespace
 
