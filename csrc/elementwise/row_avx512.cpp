@@ -83,29 +83,20 @@ struct BesideDivider<Reciprocal> {
   using Kernel = ReciprocalF32;
 };
 
-// Two blocks a step (row_simd.inc) for every fast path, the coarse float64
-// tiers included.  A block of sixteen lanes is about 26 operations on the
-// two 512-bit ports for exp, and one block a step took 18 cycles of the
-// 13 they need (Sapphire Rapids, 3.5 GHz); its chain is long enough that
-// the window rarely overlaps two.  64K, 1 thread, paired and scheduled /
-// one block a step unscheduled (ab_kernels.py, 11 rounds): exp 0.89, exp2
-// 0.97, rsqrt 0.88, tanh 0.88, sigmoid 0.89-0.94, silu 0.92,
-// silu_and_sigmoid 0.88, gelu_tanh 0.86, ln 0.96, log2 0.97, log10 0.94,
-// gelu 0.86-0.92, erf 0.92-0.95, erfc 0.96, sin 0.92, cos 0.94, softplus
-// and logsigmoid 0.84 (against the scheduled build alone), log1p 0.98.  The
-// loops without a fast path, scheduled only: expm1 0.90, elu 0.93, mish
-// 0.96, selu, sqrt and reciprocal 0.99-1.01.
-REPDL_PAIRED(ExpF32)
-REPDL_PAIRED(Exp2F32)
-REPDL_PAIRED(RsqrtF32)
-REPDL_PAIRED(TanhF32)
-REPDL_PAIRED(SigmoidF32)
-REPDL_PAIRED(SiluF32)
+// Two blocks a step (row_simd.inc, which pairs the float32 paths both rows
+// have) for every fast path, this row's coarse float64 tiers included.  A
+// block of sixteen lanes is about 26 operations on the two 512-bit ports
+// for exp, and one block a step took 18 cycles of the 13 they need
+// (Sapphire Rapids, 3.5 GHz); its chain is long enough that the window
+// rarely overlaps two.  64K, 1 thread, paired and scheduled / one block a
+// step unscheduled (ab_kernels.py, 11 rounds): exp 0.89, exp2 0.97, rsqrt
+// 0.88, tanh 0.88, sigmoid 0.89-0.94, silu 0.92, silu_and_sigmoid 0.88,
+// gelu_tanh 0.86, ln 0.96, log2 0.97, log10 0.94, gelu 0.86-0.92, erf
+// 0.92-0.95, erfc 0.96, sin 0.92, cos 0.94, softplus and logsigmoid 0.84
+// (against the scheduled build alone), log1p 0.98.  The loops without a
+// fast path, scheduled only: expm1 0.90, elu 0.93, mish 0.96, selu, sqrt
+// and reciprocal 0.99-1.01.
 REPDL_PAIRED(SiluSigmoidF32)
-REPDL_PAIRED(GeluTanhF32)
-REPDL_PAIRED(LogF32<LogBase::e>)
-REPDL_PAIRED(LogF32<LogBase::two>)
-REPDL_PAIRED(LogF32<LogBase::ten>)
 REPDL_PAIRED(Float64Tier<GeluCoarse>)
 REPDL_PAIRED(Float64Tier<ErfCoarse>)
 REPDL_PAIRED(Float64Tier<ErfcCoarse>)
