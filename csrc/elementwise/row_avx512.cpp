@@ -42,7 +42,8 @@ namespace {
 #include "elementwise/row_simd.inc"
 
 // The coarse float64 evaluations (erf, erfc, gelu, log1p, softplus,
-// logsigmoid, sin and cos) on this row only: their per-piece
+// logsigmoid, sin and cos; erf and gelu behind a series, below) on this
+// row only: their per-piece
 // coefficients are looked up by vpermt2pd (D16Table).  The AVX2 row has no
 // two-register permute of doubles; its gathers made gelu 64K 3.7x slower
 // than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
@@ -53,6 +54,7 @@ namespace {
 // over the middle of their range (fn/erf_series.h), and log1p, softplus and
 // logsigmoid have float32 paths (row_avx2.cpp).
 #include "elementwise/fn/erf_rules.h"
+#include "elementwise/fn/erf_series.h"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"
@@ -62,15 +64,32 @@ namespace {
   struct FastPath<S> {                 \
     using Kernel = Float64Tier<C>;     \
   };
-REPDL_COARSE(Erf, ErfCoarse)
+REPDL_COARSE(Erf, ErfSeries)
 REPDL_COARSE(Erfc, ErfcCoarse)
-REPDL_COARSE(Gelu, GeluCoarse)
+REPDL_COARSE(Gelu, GeluSeries)
 REPDL_COARSE(Log1p, Log1pCoarse)
 REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 REPDL_COARSE(Sin, SinCoarse)
 REPDL_COARSE(Cos, CosCoarse)
 #undef REPDL_COARSE
+// erf and gelu on the AVX2 row's series, the pieces behind it: a
+// stretch of inputs spread beyond the series takes the pieces (DetourPath),
+// not the accurate path, and a lane beyond it among lanes inside, the
+// queue.  64K, 1 thread, series / pieces alone (ab_kernels.py, 9-11
+// rounds): randn gelu 0.78, erf 0.88 (8K: gelu 0.79); 1.5 randn gelu 0.94,
+// erf 1.01; 2, 3 and 5 randn 0.98-1.02.  The series alone took 1.61 and
+// 1.88 of the pieces' time on 3 randn, and the series where a block lies
+// in its range, else the pieces, 0.86 / 0.93 (randn) and 1.11 / 1.13 (3
+// randn).  erfc's series gained 0.97 on randn: it keeps its pieces.
+template <>
+struct DetourPath<Float64Tier<ErfSeries>> {
+  using Kernel = Float64Tier<ErfCoarse>;
+};
+template <>
+struct DetourPath<Float64Tier<GeluSeries>> {
+  using Kernel = Float64Tier<GeluCoarse>;
+};
 
 #include "elementwise/fn/reciprocal_f32.h"
 #include "elementwise/fn/sqrt_f32.h"
@@ -97,6 +116,8 @@ struct BesideDivider<Reciprocal> {
 // fast path, scheduled only: expm1 0.90, elu 0.93, mish 0.96, selu, sqrt
 // and reciprocal 0.99-1.01.
 REPDL_PAIRED(SiluSigmoidF32)
+REPDL_PAIRED(Float64Tier<GeluSeries>)
+REPDL_PAIRED(Float64Tier<ErfSeries>)
 REPDL_PAIRED(Float64Tier<GeluCoarse>)
 REPDL_PAIRED(Float64Tier<ErfCoarse>)
 REPDL_PAIRED(Float64Tier<ErfcCoarse>)
