@@ -58,14 +58,6 @@ namespace {
 REPDL_FAST_PATH(Log1p, Log1pF32)
 REPDL_FAST_PATH(Softplus, SoftplusF32<false>)
 REPDL_FAST_PATH(Logsigmoid, SoftplusF32<true>)
-
-// erf, erfc and gelu on a series over the middle of their range
-// (fn/erf_series.h); the AVX-512 row has pieces over all of it instead.
-#include "elementwise/fn/erf_rules.h"
-#include "elementwise/fn/erf_series.h"
-REPDL_FAST_PATH(Erf, Float64Tier<ErfSeries>)
-REPDL_FAST_PATH(Erfc, Float64Tier<ErfcSeries>)
-REPDL_FAST_PATH(Gelu, Float64Tier<GeluSeries>)
 #undef REPDL_FAST_PATH
 
 // Two blocks a step (row_simd.inc, which pairs the float32 paths both rows

@@ -41,20 +41,17 @@ namespace {
 
 #include "elementwise/row_simd.inc"
 
-// The coarse float64 evaluations (erf, erfc, gelu, log1p, softplus,
-// logsigmoid, sin and cos; erf and gelu behind a series, below) on this
-// row only: their per-piece
-// coefficients are looked up by vpermt2pd (D16Table).  The AVX2 row has no
-// two-register permute of doubles; its gathers made gelu 64K 3.7x slower
-// than the accurate path alone (371 against 100 us, Zen 5 forced to the AVX2
-// row), and e^(-a^2) times erfcx on four unit pieces, one vpermps a
-// coefficient (degree 11, 2^-35.2), 1.22, 1.26 and 1.50 times the accurate
-// path's time for gelu, erf and erfc (64K, Zen 3), so there sin and cos
-// keep their float64 path, erf, erfc and gelu have a series without tables
-// over the middle of their range (fn/erf_series.h), and log1p, softplus and
-// logsigmoid have float32 paths (row_avx2.cpp).
-#include "elementwise/fn/erf_rules.h"
-#include "elementwise/fn/erf_series.h"
+// The coarse float64 evaluations (log1p, softplus, logsigmoid, sin and
+// cos, and the pieces behind the series of erf, erfc and gelu) on this row
+// only: their per-piece coefficients are looked up by vpermt2pd
+// (D16Table).  The AVX2 row has no two-register permute of doubles; its
+// gathers made gelu 64K 3.7x slower than the accurate path alone (371
+// against 100 us, Zen 5 forced to the AVX2 row), and e^(-a^2) times erfcx
+// on four unit pieces, one vpermps a coefficient (degree 11, 2^-35.2),
+// 1.22, 1.26 and 1.50 times the accurate path's time for gelu, erf and
+// erfc (64K, Zen 3), so there sin and cos keep their float64 path, erf,
+// erfc and gelu have the series alone, and log1p, softplus and logsigmoid
+// have float32 paths (row_avx2.cpp).
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"
@@ -64,27 +61,29 @@ namespace {
   struct FastPath<S> {                 \
     using Kernel = Float64Tier<C>;     \
   };
-REPDL_COARSE(Erf, ErfSeries)
-REPDL_COARSE(Erfc, ErfcCoarse)
-REPDL_COARSE(Gelu, GeluSeries)
 REPDL_COARSE(Log1p, Log1pCoarse)
 REPDL_COARSE(Softplus, SoftplusCoarse)
 REPDL_COARSE(Logsigmoid, LogsigmoidCoarse)
 REPDL_COARSE(Sin, SinCoarse)
 REPDL_COARSE(Cos, CosCoarse)
 #undef REPDL_COARSE
-// erf and gelu on the AVX2 row's series, the pieces behind it: a
-// stretch of inputs spread beyond the series takes the pieces (DetourPath),
-// not the accurate path, and a lane beyond it among lanes inside, the
-// queue.  64K, 1 thread, series / pieces alone (ab_kernels.py, 9-11
-// rounds): randn gelu 0.78, erf 0.88 (8K: gelu 0.79); 1.5 randn gelu 0.94,
-// erf 1.01; 2, 3 and 5 randn 0.98-1.02.  The series alone took 1.61 and
-// 1.88 of the pieces' time on 3 randn, and the series where a block lies
-// in its range, else the pieces, 0.86 / 0.93 (randn) and 1.11 / 1.13 (3
-// randn).  erfc's series gained 0.97 on randn: it keeps its pieces.
+// erf, erfc and gelu on the series (row_simd.inc), the pieces behind it:
+// a stretch of inputs spread beyond the series takes the pieces
+// (DetourPath), not the accurate path, and a lane beyond it among lanes
+// inside, the queue.  64K, 1 thread, series / pieces alone (ab_kernels.py,
+// 9-11 rounds): randn gelu 0.78, erf 0.88, erfc 0.96 (8K: gelu 0.79); 0.7
+// randn (erfc's argument in gelu's backward) erfc 0.80, gelu's backward
+// 0.87; 1.5 randn gelu 0.94, erf 1.01; 2, 3 and 5 randn 0.98-1.02.  The
+// series alone took 1.61 (gelu) and 1.88 (erf) of the pieces' time on 3
+// randn, and the series where a block lies in its range, else the pieces,
+// 0.86 / 0.93 (randn) and 1.11 / 1.13 (3 randn).
 template <>
 struct DetourPath<Float64Tier<ErfSeries>> {
   using Kernel = Float64Tier<ErfCoarse>;
+};
+template <>
+struct DetourPath<Float64Tier<ErfcSeries>> {
+  using Kernel = Float64Tier<ErfcCoarse>;
 };
 template <>
 struct DetourPath<Float64Tier<GeluSeries>> {
@@ -118,6 +117,7 @@ struct BesideDivider<Reciprocal> {
 REPDL_PAIRED(SiluSigmoidF32)
 REPDL_PAIRED(Float64Tier<GeluSeries>)
 REPDL_PAIRED(Float64Tier<ErfSeries>)
+REPDL_PAIRED(Float64Tier<ErfcSeries>)
 REPDL_PAIRED(Float64Tier<GeluCoarse>)
 REPDL_PAIRED(Float64Tier<ErfCoarse>)
 REPDL_PAIRED(Float64Tier<ErfcCoarse>)

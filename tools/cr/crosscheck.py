@@ -11,7 +11,14 @@ correctly rounded against long double libm and MPFR (minutes per function
 on a shared machine); crosscheck.py then extends the proof to the other
 paths by equality, without any libm (about a minute per function).  The
 AVX-512 row runs twice on every chunk, the second time from one block in
-(see check_chunk).
+(see check_chunk).  Each vector row also runs the chunk's spread twin,
+whose blocks hold one input from each sixteenth of the 2^32 patterns, and
+is compared with the AVX2 row on the twin in pattern order: in pattern
+order an input's block-mates are its neighbours, much like it, and a lane
+that a rescue's rule settles only when a lane beside it is hard would
+pass unseen (gelu(-0) on the AVX-512 row's series, before its fix; the
+limits test of tests/test_erf_gelu.py found it).  The AVX2 row's own
+spread run is reported as avx2_spread.
 
     nice -n 19 python tools/cr/crosscheck.py [names] [--paths generic,avx512,reference] [--workers 2]
                                              [--record FILE]
@@ -51,6 +58,36 @@ def _outputs(y):
     return y if isinstance(y, tuple) else (y,)
 
 
+def _spread_twin(start, count):
+    """The patterns of the chunk's spread twin, (SHIFT, count / SHIFT): row j
+    runs from start / SHIFT + j 2^32 / SHIFT, so that over all chunks every
+    pattern comes once, and each column is a block of inputs from every
+    sixteenth of the patterns (signs and exponent ranges)."""
+    base = torch.arange(SHIFT, dtype=torch.int64) * ((1 << 32) // SHIFT) + start // SHIFT
+    return base[:, None] + torch.arange(count // SHIFT, dtype=torch.int64)[None, :]
+
+
+def _spread_differs(name, paths, start, count):
+    """{path: (first differing inputs, how many)}: each vector row's outputs
+    on the twin's blocks against the AVX2 row's on the twin in pattern
+    order (avx2_spread: the AVX2 row's own)."""
+    twin = _spread_twin(start, count)
+    xb = twin.reshape(-1).to(torch.int32)
+    want = [_row(part, "avx2", xb.view(torch.float32)).view(torch.int32) for part in TOGETHER.get(name, (name,))]
+    blocks = twin.t().reshape(-1).to(torch.int32).view(torch.float32)
+    out = {}
+    for path in paths:
+        isa = "avx2" if path == "avx2_spread" else path
+        if isa not in ("avx2", "avx512"):
+            continue
+        differs = torch.zeros(count, dtype=torch.bool)
+        for a, y in zip(want, _outputs(_row(name, isa, blocks))):
+            differs |= a != y.view(torch.int32).view(-1, SHIFT).t().reshape(-1)
+        bad = differs.nonzero().squeeze(1)
+        out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
+    return out
+
+
 def check_chunk(name, start, count, paths):
     """{path: (first differing inputs, how many differ from the AVX2 row)}."""
     from repdl.backends import reference as ref
@@ -60,6 +97,8 @@ def check_chunk(name, start, count, paths):
     xb = x.view(torch.int32)
     out = {}
     for path in paths:
+        if path == "avx2_spread":  # (_spread_differs)
+            continue
         if path == "reference":
             pieces = [_outputs(getattr(ref, name)(p)) for p in x.split(1 << 18)]
             ys = [torch.cat(k) for k in zip(*pieces)]
@@ -76,6 +115,9 @@ def check_chunk(name, start, count, paths):
                 differs[SHIFT:] |= a[SHIFT:] != y.view(torch.int32)
         bad = differs.nonzero().squeeze(1)
         out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
+    for path, (first, n) in _spread_differs(name, ["avx2_spread", *paths], start, count).items():
+        before = out.get(path, ([], 0))
+        out[path] = (before[0] + first, before[1] + n)
     return out
 
 
@@ -100,6 +142,7 @@ def main():
     failed = False
     for name in args.names or [*_C.cr_unary_names(), *TOGETHER]:
         paths = ["avx2", *args.paths.split(",")] if name in TOGETHER else args.paths.split(",")
+        paths = ["avx2_spread", *paths]
         t0 = time.time()
         starts = list(range(0, 1 << 32, CHUNK))
         counts = dict.fromkeys(paths, 0)

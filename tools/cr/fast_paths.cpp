@@ -71,8 +71,6 @@ namespace avx2_row {
 namespace {
 #include "elementwise/row_simd.inc"
 #include "elementwise/fn/softplus_f32.h"
-#include "elementwise/fn/erf_rules.h"
-#include "elementwise/fn/erf_series.h"
 }  // namespace
 }  // namespace avx2_row
 #else
@@ -81,7 +79,6 @@ namespace avx512_row {
 #include "elementwise/kernels.h"
 namespace {
 #include "elementwise/row_simd.inc"
-#include "elementwise/fn/erf_rules.h"
 #include "elementwise/fn/erfc_coarse.h"
 #include "elementwise/fn/log_coarse.h"
 #include "elementwise/fn/sincos_coarse.h"

@@ -59,11 +59,16 @@ struct ErfcSeries : ErfcRules {
 // gelu(x) = (x/2) (1 + x G(x^2)) for |x| <= 3, as h + h t (one fma), h =
 // x/2 exact; x above 5.65 (GeluRules).  Hard: x < -3, 3 < x <= 5.65, NaN;
 // results below 2^-126 through the window test, which the rescue settles.
+// t is x G(x^2) + 0 (one fma, the product's own rounding for x != 0): at x
+// = -0 it is +0, so that h t is -0 and gelu(-0) = -0 + -0 = -0, where x
+// G(x^2) would give (-0)(-0) + (-0) = +0.  The AVX-512 row's window test
+// leaves zeros unflagged, and a rescue's rule reaches them only when a
+// lane beside them is hard.
 struct GeluSeries : GeluRules {
   static constexpr bool kDetour = true;  // (row_simd.inc's DetourOf)
   D eval(D x) const {
     const D h = x * D(0.5);
-    return select(gt(x, D(kGeluIdentity)), x, fma(h, x * series16(x * x, kGeluSeries), h));
+    return select(gt(x, D(kGeluIdentity)), x, fma(h, fma(x, series16(x * x, kGeluSeries), D(0.0)), h));
   }
   static FM outside(F x) {
     const FM middle = f32_le(f32_abs(x), f32_splat(kGeluSeriesX));
