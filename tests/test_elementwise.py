@@ -148,6 +148,20 @@ def test_special_values_and_binade_boundaries(name):
     check_all_paths(name, xbits, expected(name, xbits), "boundaries")
 
 
+@pytest.mark.parametrize("name", UNARY)
+def test_blocks_of_one_value(name):
+    """Each boundary input alone in whole blocks (three of sixteen lanes).
+    A vector row's rescue settles a block by exact rules that reach every
+    lane of their range, hard or not, so a lane that only a rule makes right
+    is right beside hard lanes (as above) and may be wrong alone: gelu(-0)
+    on the AVX-512 row's series once gave +0 there."""
+    xbits = boundary_inputs()
+    want = expected(name, xbits)
+    copies = 48
+    check_all_paths(name, [b for b in xbits for _ in range(copies)], [w for w in want for _ in range(copies)],
+                    "blocks of one value")
+
+
 # Hand-checked values: exact results and famous hard cases.
 EXACT = [
     ("exp2", 3.0, 8.0), ("exp2", -149.0, 2.0 ** -149), ("exp2", -150.0, 0.0), ("exp2", 128.0, math.inf),
