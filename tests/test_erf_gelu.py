@@ -66,11 +66,11 @@ def test_tails_against_mpfr(name, lo, hi):
 @pytest.mark.parametrize("name", ["erf", "erfc", "gelu"])
 def test_stretches_beyond_the_series(name, isa):
     """Stretches of inputs spread beyond the series (3 or 4 randn: a third
-    of them outside it) between stretches inside it (randn): the AVX2 row
-    takes the series (erf, erfc, gelu), its queue of hard lanes, its detour
-    to the float64 path and back; the AVX-512 row the series (erf, gelu)
-    and a detour to its pieces (fn/erf_series.h, run_fast in
-    row_simd.inc).  Each gives the reference's bits throughout."""
+    of them outside it) between stretches inside it (randn): each vector
+    row takes the series, its queue of hard lanes, its detour (the AVX2
+    row's to the float64 path, the AVX-512 row's to its pieces) and back
+    (fn/erf_series.h, run_fast in row_simd.inc), and gives the reference's
+    bits throughout."""
     g = repdl.random.Generator(23)
     x = torch.cat([repdl.random.randn(n, generator=g) * s
                    for n, s in ((5000, 1), (9000, 3), (700, 1), (6000, 4), (3001, 1), (4100, 3))])

@@ -1,8 +1,8 @@
 // erf, erfc and gelu to 2^-33 relative in float64 without tables: the
-// coarse evaluations that the AVX2 row puts in front of Erf (erf.h), Erfc
-// (erfc.h) and Gelu (gelu.h), and the AVX-512 row in front of Erf and Gelu,
-// with its pieces (fn/erfc_coarse.h) behind for stretches of inputs beyond
-// the series (Float64Tier, DetourPath and run_fast in row_simd.inc).  On Zen 3
+// coarse evaluations that both vector rows put in front of Erf (erf.h),
+// Erfc (erfc.h) and Gelu (gelu.h), the AVX-512 row with its pieces
+// (fn/erfc_coarse.h) behind for stretches of inputs beyond the series
+// (Float64Tier, DetourPath and run_fast in row_simd.inc).  On Zen 3
 // a lookup per coefficient (vpermpd, four entries a register) cost more
 // than the accurate path's rational; one series serves the middle of the
 // range instead, where training's activations lie (|x| <= 3 holds 99.7%
