@@ -18,7 +18,8 @@ order an input's block-mates are its neighbours, much like it, and a lane
 that a rescue's rule settles only when a lane beside it is hard would
 pass unseen (gelu(-0) on the AVX-512 row's series, before its fix; the
 limits test of tests/test_erf_gelu.py found it).  The AVX2 row's own
-spread run is reported as avx2_spread.
+spread run is reported as avx2_spread.  The twin's runs take several times
+the pattern-order ones: most spread blocks hold a hard lane.
 
     nice -n 19 python tools/cr/crosscheck.py [names] [--paths generic,avx512,reference] [--workers 2]
                                              [--record FILE]
