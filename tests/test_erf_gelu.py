@@ -14,7 +14,7 @@ import repdl
 from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
 
-from values import ROWS, check_all_paths, u32
+from values import check_all_paths, u32
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools", "cr"))
 import oracle  # noqa: E402
@@ -62,26 +62,20 @@ def test_tails_against_mpfr(name, lo, hi):
     check_against_mpfr(name, _range_bits(lo, hi, 3000, seed=int(abs(lo * 10))))
 
 
-@pytest.mark.parametrize("isa", [isa for isa in ROWS if isa != "generic"])
 @pytest.mark.parametrize("name", ["erf", "erfc", "gelu"])
 def test_stretches_beyond_the_series(name, isa):
     """Stretches of inputs spread beyond the series (3 or 4 randn: a third
-    of them outside it) between stretches inside it (randn): each vector
-    row takes the series, its queue of hard lanes, its detour (the AVX2
-    row's to the float64 path, the AVX-512 row's to its pieces) and back
-    (fn/erf_series.h, run_fast in row_simd.inc), and gives the reference's
-    bits throughout."""
+    of them outside it) between stretches inside it (randn), on every row
+    (the isa fixture): each vector row takes the series, its queue of hard
+    lanes, its detour (the AVX2 row's to the float64 path, the AVX-512
+    row's to its pieces) and back (fn/erf_series.h, run_fast in
+    row_simd.inc), and gives the reference's bits throughout."""
     g = repdl.random.Generator(23)
     x = torch.cat([repdl.random.randn(n, generator=g) * s
                    for n, s in ((5000, 1), (9000, 3), (700, 1), (6000, 4), (3001, 1), (4100, 3))])
     expected = getattr(ref, name)(x)
-    saved = repdl.isa()
-    repdl.set_isa(isa)
-    try:
-        assert_bitwise_equal(getattr(cpu, name)(x), expected)
-        assert_bitwise_equal(getattr(repdl, name)(x.clone()), expected)
-    finally:
-        repdl.set_isa(saved)
+    assert_bitwise_equal(getattr(cpu, name)(x), expected)
+    assert_bitwise_equal(getattr(repdl, name)(x.clone()), expected)
 
 
 # ---- the public API -----------------------------------------------------------------------------
