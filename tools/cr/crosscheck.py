@@ -68,6 +68,12 @@ def _spread_twin(start, count):
     return base[:, None] + torch.arange(count // SHIFT, dtype=torch.int64)[None, :]
 
 
+def _first_and_count(xb, differs):
+    """The first ten differing inputs' bit patterns and how many differ."""
+    bad = differs.nonzero().squeeze(1)
+    return [int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad)
+
+
 def _spread_differs(name, paths, start, count):
     """{path: (first differing inputs, how many)}: each vector row's outputs
     on the twin's blocks against the AVX2 row's on the twin in pattern
@@ -84,8 +90,7 @@ def _spread_differs(name, paths, start, count):
         differs = torch.zeros(count, dtype=torch.bool)
         for a, y in zip(want, _outputs(_row(name, isa, blocks))):
             differs |= a != y.view(torch.int32).view(-1, SHIFT).t().reshape(-1)
-        bad = differs.nonzero().squeeze(1)
-        out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
+        out[path] = _first_and_count(xb, differs)
     return out
 
 
@@ -114,9 +119,8 @@ def check_chunk(name, start, count, paths):
             # this way every input meets both.
             for a, y in zip(want, _outputs(_row(name, path, x[SHIFT:]))):
                 differs[SHIFT:] |= a[SHIFT:] != y.view(torch.int32)
-        bad = differs.nonzero().squeeze(1)
-        out[path] = ([int(xb[i]) & 0xFFFFFFFF for i in bad[:10]], len(bad))
-    for path, (first, n) in _spread_differs(name, ["avx2_spread", *paths], start, count).items():
+        out[path] = _first_and_count(xb, differs)
+    for path, (first, n) in _spread_differs(name, paths, start, count).items():
         before = out.get(path, ([], 0))
         out[path] = (before[0] + first, before[1] + n)
     return out
