@@ -292,13 +292,15 @@ def test_instance_norm_is_the_composition(shape, backend, gen):
 
 
 @pytest.mark.parametrize("log", [False, True])
-# Groups of sixteen lines (two fmachains of eight, 4 x 9 lines: 16 + 16 + 4;
-# 37 lines: 16 + 16 + 5), of eight for longer lines (2 x 1100), lines 2 KB
-# apart (512: the chains go eight at a time), lines beyond 2^15 (six to a group), and
-# 4 MB, where the kernel asks for the next group's lines and dx's ahead (2 MB
-# or more a thread).
+# Groups of sixteen lines (two fmachains of eight, 4 x 9 lines: 16 + 16 + 4),
+# of eight for longer lines (2 x 1100), lines 2 KB and 4 KB apart (512 and
+# 1024: the chains go eight at a time, and so do softmax's groups; 37 lines:
+# 8 + 8 + 8 + 8 + 5), lines beyond 2^15 (six to a group), and 4 MB, where the
+# kernel asks for the next group's lines and dx's ahead (2 MB or more a
+# thread).
 @pytest.mark.parametrize("shape,dim", [((7, 13), 1), ((7, 13), 0), ((3, 1, 5), 1), ((4, 9, 300), -1), ((2, 4099), 1),
-                                       ((37, 512), 1), ((2, 11, 1100), 2), ((7, 40000), 1), ((4, 512, 512), -1)])
+                                       ((37, 512), 1), ((19, 1024), 1), ((2, 11, 1100), 2), ((7, 40000), 1),
+                                       ((4, 512, 512), -1)])
 def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):
     x = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.02)
     y = (repdl.log_softmax if log else repdl.softmax)(x, dim)

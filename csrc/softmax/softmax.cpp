@@ -50,7 +50,15 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx, const 
   if (P == 0 || v.R == 0) return;
   const auto group_kernel = active_lines().backward_group;
   const int threads = threads_for(P * v.R * (log ? 20 : 4), int64_t{1} << 18);
-  const int group = group_for(P, v.R, threads);
+  int group = group_for(P, v.R, threads);
+  // softmax's chains (sumprod_rows) run no more lines side by side than
+  // the rows kernel says; more in a group gain them nothing, and the group's
+  // second pass then reads y and g from L2.  Lines of 512 floats crowd L1
+  // sets and run eight at a time: in groups of eight (their y and g 32 KB)
+  // the kernel took 0.91-0.93 of its time at 1x256x512 and 16x512x512 (1
+  // thread, Sapphire Rapids), where at 384, 768 and 1000 floats a line,
+  // sixteen side by side, eight took 1.02-1.13.
+  if (!log) group = std::min(group, reduce::kernels(active_isa()).sumprod_rows_side_by_side(v.R));
   const int64_t groups = (P + group - 1) / group;
   const bool ahead = from_memory(P * v.R, threads);  // lines.inc's next_span
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {
