@@ -19,10 +19,13 @@ that a rescue's rule settles only when a lane beside it is hard would
 pass unseen (gelu(-0) on the AVX-512 row's series, before its fix; the
 limits test of tests/test_erf_gelu.py found it).  The AVX2 row's own
 spread run is reported as avx2_spread.  The twin's runs take several times
-the pattern-order ones: most spread blocks hold a hard lane.
+the pattern-order ones: most spread blocks hold a hard lane.  --no-twin
+leaves them out, for a change that moves no rescue rule and no test of
+hardness (a loop's schedule, say) once the twin has run on the rules as
+they are; its records have no avx2_spread entry.
 
     nice -n 19 python tools/cr/crosscheck.py [names] [--paths generic,avx512,reference] [--workers 2]
-                                             [--record FILE]
+                                             [--record FILE] [--no-twin]
 """
 import argparse
 import datetime
@@ -94,8 +97,9 @@ def _spread_differs(name, paths, start, count):
     return out
 
 
-def check_chunk(name, start, count, paths):
-    """{path: (first differing inputs, how many differ from the AVX2 row)}."""
+def check_chunk(name, start, count, paths, twin):
+    """{path: (first differing inputs, how many differ from the AVX2 row)},
+    the spread twin's runs included when `twin`."""
     from repdl.backends import reference as ref
     torch.set_num_threads(1)
     x = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32).view(torch.float32)
@@ -120,7 +124,7 @@ def check_chunk(name, start, count, paths):
             for a, y in zip(want, _outputs(_row(name, path, x[SHIFT:]))):
                 differs[SHIFT:] |= a[SHIFT:] != y.view(torch.int32)
         out[path] = _first_and_count(xb, differs)
-    for path, (first, n) in _spread_differs(name, paths, start, count).items():
+    for path, (first, n) in (_spread_differs(name, paths, start, count) if twin else {}).items():
         before = out.get(path, ([], 0))
         out[path] = (before[0] + first, before[1] + n)
     return out
@@ -135,6 +139,7 @@ def main():
                          "(default: generic,reference)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--record")
+    ap.add_argument("--no-twin", action="store_true", help="pattern order only (module docstring)")
     args = ap.parse_args()
     paths = args.paths.split(",")
     unknown = [p for p in paths if p not in PATHS]
@@ -147,14 +152,15 @@ def main():
     failed = False
     for name in args.names or [*_C.cr_unary_names(), *TOGETHER]:
         paths = ["avx2", *args.paths.split(",")] if name in TOGETHER else args.paths.split(",")
-        paths = ["avx2_spread", *paths]
+        if not args.no_twin:
+            paths = ["avx2_spread", *paths]
         t0 = time.time()
         starts = list(range(0, 1 << 32, CHUNK))
         counts = dict.fromkeys(paths, 0)
         first = {p: [] for p in paths}
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             for res in pool.map(check_chunk, [name] * len(starts), starts, [CHUNK] * len(starts),
-                                [paths] * len(starts)):
+                                [paths] * len(starts), [not args.no_twin] * len(starts)):
                 for p, (f, c) in res.items():
                     counts[p] += c
                     first[p] += f
