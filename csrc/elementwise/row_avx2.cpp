@@ -61,20 +61,20 @@ REPDL_FAST_PATH(Logsigmoid, SoftplusF32<true>)
 #undef REPDL_FAST_PATH
 
 // Two blocks a step (row_simd.inc, which lists the float32 paths both rows
-// have, with four for those that divide) for every float32 path, this
-// row's own three below: one block's
-// chain from load to rounding test is 60 cycles or more on Zen 3 and the
-// reorder window holds two or three blocks of it, so the scheduler's
-// interleaving of two gains (docs/elementwise.md, "Speed in cache").  64K
-// (8K), 1 thread, Zen 3, paired / one block a step (ab_kernels.py, 15-21
-// rounds): exp 0.83 (0.89), exp2 0.88-0.94 (0.90), rsqrt 0.92-0.94 (0.93),
-// ln 0.88-0.89 (0.91), log2 0.88, log10 0.90, log1p 0.91 (0.96), softplus
-// 0.80-0.93 (0.83), logsigmoid 0.81-0.86 (0.83), sigmoid 0.95-1.00 (0.97),
-// silu 0.90 (0.91), tanh 0.92 (0.98), gelu_tanh 0.85 (0.86); softmax
-// through exp 0.92-0.95 (4096x1000, 64x128x128), causal within noise.  The
-// series' float64 tiers (gelu, erf, erfc) measured 0.92-1.03 and stay one
-// block a step.  (The paths that divide, silu_and_sigmoid among them, now
-// take four a step, measured on Sapphire Rapids only: row_simd.inc.)
+// have, with four for those that divide) for every float32 path, this row's
+// own three below: one block's chain from load to rounding test is 60 cycles
+// or more on Zen 3 and the reorder window holds two or three blocks of it, so
+// the scheduler's interleaving of two gains (docs/elementwise.md, "Speed in
+// cache").  64K (8K), 1 thread, Zen 3, paired / one block a step
+// (ab_kernels.py, 15-21 rounds): exp 0.83 (0.89), exp2 0.88-0.94 (0.90),
+// rsqrt 0.92-0.94 (0.93), ln 0.88-0.89 (0.91), log2 0.88, log10 0.90, log1p
+// 0.91 (0.96), softplus 0.80-0.93 (0.83), logsigmoid 0.81-0.86 (0.83),
+// sigmoid 0.95-1.00 (0.97), silu 0.90 (0.91), tanh 0.92 (0.98), gelu_tanh
+// 0.85 (0.86); softmax through exp 0.92-0.95 (4096x1000, 64x128x128), causal
+// within noise.  The series' float64 tiers (gelu, erf, erfc) measured
+// 0.92-1.03 and stay one block a step.  (The paths that divide,
+// silu_and_sigmoid among them, now take four a step, measured on Sapphire
+// Rapids only: row_simd.inc.)
 REPDL_BLOCKS_PER_STEP(2, Log1pF32)
 REPDL_BLOCKS_PER_STEP(2, SoftplusF32<false>)
 REPDL_BLOCKS_PER_STEP(2, SoftplusF32<true>)

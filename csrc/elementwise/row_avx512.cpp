@@ -103,18 +103,17 @@ struct BesideDivider<Reciprocal> {
 
 // Two blocks a step (row_simd.inc, which lists the float32 paths both rows
 // have, with four for those that divide) for every fast path, this row's
-// coarse float64 tiers included.  A
-// block of sixteen lanes is about 26 operations on the two 512-bit ports
-// for exp, and one block a step took 18 cycles of the 13 they need
-// (Sapphire Rapids, 3.5 GHz); its chain is long enough that the window
-// rarely overlaps two.  64K, 1 thread, paired and scheduled / one block a
-// step unscheduled (ab_kernels.py, 11 rounds; before the four): exp 0.89, exp2 0.97, rsqrt
-// 0.88, tanh 0.88, sigmoid 0.89-0.94, silu 0.92, silu_and_sigmoid 0.88,
-// gelu_tanh 0.86, ln 0.96, log2 0.97, log10 0.94, gelu 0.86-0.92, erf
-// 0.92-0.95, erfc 0.96, sin 0.92, cos 0.94, softplus and logsigmoid 0.84
-// (against the scheduled build alone), log1p 0.98.  The loops without a
-// fast path, scheduled only: expm1 0.90, elu 0.93, mish 0.96, selu, sqrt
-// and reciprocal 0.99-1.01.
+// coarse float64 tiers included.  A block of sixteen lanes is about 26
+// operations on the two 512-bit ports for exp, and one block a step took 18
+// cycles of the 13 they need (Sapphire Rapids, 3.5 GHz); its chain is long
+// enough that the window rarely overlaps two.  64K, 1 thread, paired and
+// scheduled / one block a step unscheduled (ab_kernels.py, 11 rounds; before
+// the four): exp 0.89, exp2 0.97, rsqrt 0.88, tanh 0.88, sigmoid 0.89-0.94,
+// silu 0.92, silu_and_sigmoid 0.88, gelu_tanh 0.86, ln 0.96, log2 0.97, log10
+// 0.94, gelu 0.86-0.92, erf 0.92-0.95, erfc 0.96, sin 0.92, cos 0.94,
+// softplus and logsigmoid 0.84 (against the scheduled build alone), log1p
+// 0.98.  The loops without a fast path, scheduled only: expm1 0.90, elu 0.93,
+// mish 0.96, selu, sqrt and reciprocal 0.99-1.01.
 REPDL_BLOCKS_PER_STEP(2, Float64Tier<GeluSeries>)
 REPDL_BLOCKS_PER_STEP(2, Float64Tier<ErfSeries>)
 REPDL_BLOCKS_PER_STEP(2, Float64Tier<ErfcSeries>)

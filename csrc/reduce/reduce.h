@@ -55,9 +55,10 @@ struct Kernels {
   void (*sumprod_rows)(const Segment& a, const float* b_base, float* out, bool accumulate, AheadIntoL2 ahead);
   // How many rows s0 floats apart sumprod_rows runs side by side: sixteen,
   // or eight where sixteen rows of its two inputs would crowd an L1 set
-  // (the x86 rows kernels; the generic row, one row at a time, says
-  // sixteen).  A caller that groups lines for it (softmax's backward) then
-  // keeps no more of them in flight than the chains use.
+  // (the x86 rows kernels; the generic row says sixteen, which leaves its
+  // callers' groups as they were).  A caller that groups lines for it
+  // (softmax's backward) then keeps no more of them in flight than the
+  // chains use.
   int (*sumprod_rows_side_by_side)(int64_t s0);
   void (*sumprod_cols)(const Segment& a, const float* b_base, float* out, bool accumulate);
   // out[i] = fmachain over r of (segment element (i, r), v[r * v_stride]),

@@ -53,11 +53,12 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx, const 
   int group = group_for(P, v.R, threads);
   // softmax's chains (sumprod_rows) run no more lines side by side than
   // the rows kernel says; more in a group gain them nothing, and the group's
-  // second pass then reads y and g from L2.  Lines of 512 floats crowd L1
-  // sets and run eight at a time: in groups of eight (their y and g 32 KB)
-  // the kernel took 0.91-0.93 of its time at 1x256x512 and 16x512x512 (1
-  // thread, Sapphire Rapids), where at 384, 768 and 1000 floats a line,
-  // sixteen side by side, eight took 1.02-1.13.
+  // second pass then reads y and g from L2.  Lines of 512 and 1024 floats
+  // crowd L1 sets and run eight at a time: in groups of eight (at 512 their
+  // y and g are 32 KB) the kernel took 0.89 of its time at 1x256x512, 0.91
+  // at 16x512x512 and 0.94 at 32x1024 (1 thread, Sapphire Rapids), where
+  // at 384, 768 and 1000 floats a line, sixteen side by side, eight took
+  // 1.02-1.13.
   if (!log) group = std::min(group, reduce::kernels(active_isa()).sumprod_rows_side_by_side(v.R));
   const int64_t groups = (P + group - 1) / group;
   const bool ahead = from_memory(P * v.R, threads);  // lines.inc's next_span
