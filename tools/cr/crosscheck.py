@@ -97,9 +97,9 @@ def _spread_differs(name, paths, start, count):
     return out
 
 
-def check_chunk(name, start, count, paths, twin):
+def check_chunk(name, start, count, paths):
     """{path: (first differing inputs, how many differ from the AVX2 row)},
-    the spread twin's runs included when `twin`."""
+    the spread twin's runs included when paths hold avx2_spread (main)."""
     from repdl.backends import reference as ref
     torch.set_num_threads(1)
     x = torch.arange(start, start + count, dtype=torch.int64).to(torch.int32).view(torch.float32)
@@ -124,7 +124,8 @@ def check_chunk(name, start, count, paths, twin):
             for a, y in zip(want, _outputs(_row(name, path, x[SHIFT:]))):
                 differs[SHIFT:] |= a[SHIFT:] != y.view(torch.int32)
         out[path] = _first_and_count(xb, differs)
-    for path, (first, n) in (_spread_differs(name, paths, start, count) if twin else {}).items():
+    twin = _spread_differs(name, paths, start, count) if "avx2_spread" in paths else {}
+    for path, (first, n) in twin.items():
         before = out.get(path, ([], 0))
         out[path] = (before[0] + first, before[1] + n)
     return out
@@ -160,7 +161,7 @@ def main():
         first = {p: [] for p in paths}
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             for res in pool.map(check_chunk, [name] * len(starts), starts, [CHUNK] * len(starts),
-                                [paths] * len(starts), [not args.no_twin] * len(starts)):
+                                [paths] * len(starts)):
                 for p, (f, c) in res.items():
                     counts[p] += c
                     first[p] += f
