@@ -103,9 +103,9 @@ L1Crowding rows_per_l1_set(int64_t stride_bytes) {
   return last;
 }
 
-// Whether sixteen rows of `inputs` inputs, stride_bytes apart, fit the L1
+// Whether sixteen rows of `inputs` inputs crowded as c says fit the L1
 // ways between a step's reads (rows_all_groups).
-bool sixteen_fit(int64_t stride_bytes, int inputs) { return inputs * rows_per_l1_set(stride_bytes).sixteen <= 8; }
+bool sixteen_fit(const L1Crowding& c, int inputs) { return inputs * c.sixteen <= 8; }
 
 // Sixteen outputs at a time as two chains, then eight, each row read four
 // elements at a time.  Rows whose lines would crowd one L1 set past its 8
@@ -131,9 +131,10 @@ int64_t rows_all_groups(const Segment& s, float* out, Step step, bool accumulate
     ahead.rest();
     return 0;
   }
-  const bool eights_fit = inputs * rows_per_l1_set(stride).eight <= 8;
+  const L1Crowding crowding = rows_per_l1_set(stride);
+  const bool eights_fit = inputs * crowding.eight <= 8;
   int64_t i = 0;
-  if (sixteen_fit(stride, inputs)) {
+  if (sixteen_fit(crowding, inputs)) {
     for (; i + 16 <= s.n; i += 16) rows_groups<2, kPair, 4>(s, i, i + 8, out, step, accumulate, b, ahead);
     if (i + 8 < s.n) {  // nine to fifteen left: eight, and the last eight beside them
       rows_groups<2, kPair, 4, true>(s, i, s.n - 8, out, step, accumulate, b, ahead,
@@ -241,7 +242,9 @@ void sumprod_rows_avx2(const Segment& s, const float* b, float* out, bool accumu
   if (i < s.n) sumprod_any(tail(s, i), b + i * s.s0, out + i, accumulate);
 }
 
-int sumprod_rows_side_by_side_avx2(int64_t s0) { return sixteen_fit(s0 * int64_t{sizeof(float)}, 2) ? 16 : 8; }
+int sumprod_rows_side_by_side_avx2(int64_t s0) {
+  return sixteen_fit(rows_per_l1_set(s0 * int64_t{sizeof(float)}), 2) ? 16 : 8;
+}
 
 void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out, bool accumulate) {
   const int64_t i = rows_all_groups(a, out, [&](int64_t, __m256 acc, __m256 x, int64_t r) {
