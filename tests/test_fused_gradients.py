@@ -295,12 +295,13 @@ def test_instance_norm_is_the_composition(shape, backend, gen):
 # Groups of sixteen lines (two fmachains of eight, 4 x 9 lines: 16 + 16 + 4),
 # of eight for longer lines (2 x 1100), lines 2 KB and 4 KB apart (512 and
 # 1024: the chains go eight at a time, and so do softmax's groups; 37 lines:
-# 8 + 8 + 8 + 8 + 5), lines beyond 2^15 (six to a group), and 4 MB, where the
+# 8 + 8 + 8 + 8 + 5), lines beyond 2^15 (six to a group), 4 MB, where the
 # kernel asks for the next group's lines and dx's ahead (2 MB or more a
-# thread).
+# thread), and short lines in groups of 2048 floats (261 of 16: 128 + 128 +
+# 5; 3 x 50 of 30: 68 + 68 + 14).
 @pytest.mark.parametrize("shape,dim", [((7, 13), 1), ((7, 13), 0), ((3, 1, 5), 1), ((4, 9, 300), -1), ((2, 4099), 1),
                                        ((37, 512), 1), ((19, 1024), 1), ((2, 11, 1100), 2), ((7, 40000), 1),
-                                       ((4, 512, 512), -1)])
+                                       ((4, 512, 512), -1), ((261, 16), 1), ((3, 50, 30), 2)])
 def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):
     x = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.02)
     y = (repdl.log_softmax if log else repdl.softmax)(x, dim)
@@ -312,12 +313,14 @@ def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):
 
 
 @pytest.mark.parametrize("log", [False, True])
-@pytest.mark.parametrize("shape,dim", [((19, 37), 1), ((19, 37), 0), ((3, 11, 37), 2), ((3, 11, 37), 1)])
+@pytest.mark.parametrize("shape,dim", [((19, 37), 1), ((19, 37), 0), ((3, 11, 37), 2), ((3, 11, 37), 1),
+                                       ((3, 50, 30), 2)])
 def test_softmax_backward_in_every_layout(shape, dim, log, gen, isa):
     """The backward reads lines in place where they lie end to end in
-    memory, and copies them otherwise: both, and groups of eight that
-    straddle an outer index (19 and 11 lines), against the reference, with
-    y and g in transposed, strided and row-sliced layouts."""
+    memory, and copies them otherwise: both, and groups that straddle an
+    outer index (3 x 11 lines of 37 in one group of up to 55, 3 x 50 of 30
+    in groups of 68), against the reference, with y and g in transposed,
+    strided and row-sliced layouts."""
     x = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.02)
     y = (repdl.log_softmax if log else repdl.softmax)(x, dim)
     g = wide(*shape, gen=gen, spread=2)

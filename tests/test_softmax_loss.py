@@ -7,19 +7,23 @@ import torch
 import torch.nn.functional as F
 
 import repdl
-from repdl import backends
+from repdl import _C, backends
 from repdl.backends import cpu, reference as ref
+from repdl.backends._views import reduction_view
+from repdl.backends.cpu.softmax import _KIND
 from repdl.testing import assert_bitwise_equal
 
-from values import layouts, sprinkle, wide
+from values import layouts, outer_gapped, sprinkle, wide
 
 INF, NAN = float("inf"), float("nan")
 
 
-# The forward groups sixteen lines of up to 1024 (37 lines: 16 + 16 + 5), eight
-# of longer ones (11 lines of 1100: 8 + 3).
+# The forward groups sixteen lines of 128 to 1024 (37 lines of 128: 16 + 16 +
+# 5), eight of longer ones (11 lines of 1100: 8 + 3), and shorter lines by
+# 2048 floats, at most 128 lines (261 of 16: 128 + 128 + 5; 150 of 20: 102 +
+# 48; 3 x 50 of 30: 68 + 68 + 14, groups across the outer index).
 @pytest.mark.parametrize("shape", [(1,), (13,), (37, 29), (4, 5, 6), (3, 1000), (9, 1), (3, 7, 16), (19, 128),
-                                   (11, 1100)], ids=str)
+                                   (37, 128), (11, 1100), (261, 16), (150, 20), (3, 50, 30)], ids=str)
 def test_softmax_matches_reference(shape, gen, isa):
     x = sprinkle(wide(*shape, gen=gen, spread=3), [0.0, -0.0, -INF, 80.0, -80.0], gen, 0.05)
     for name, xv in layouts(x):
@@ -29,6 +33,25 @@ def test_softmax_matches_reference(shape, gen, isa):
                                      f"{name} dim={dim} log={log}")
         for dims in [(d,) for d in range(len(shape))] + [tuple(range(len(shape)))]:
             assert_bitwise_equal(cpu.logsumexp(xv, dims, False), ref.logsumexp(xv, dims, False), f"{name} {dims}")
+
+
+@pytest.mark.parametrize("shape", [(3, 50, 30), (4, 5, 16)], ids=str)
+def test_kernels_take_lines_with_gaps_between_outer_indices(shape, gen, isa):
+    """The line kernels take any view.  Lines end to end within each outer
+    index but with a gap between outer indices (which the backend's dense
+    copies never hand them) form groups across the gap (3 x 50 lines of 30
+    in groups of 68, 4 x 5 of 16 in one), and such a group is no one span:
+    forward and backward read and write each line where it lies."""
+    x = outer_gapped(wide(*shape, gen=gen, spread=3))
+    v = reduction_view(x, (2,))
+    assert v.perm is None and x.stride(0) != shape[1] * shape[2]
+    for log in (False, True):
+        y = outer_gapped(torch.full(shape, NAN))
+        _C.softmax(*v.args, y.data_ptr(), _KIND["log_softmax" if log else "softmax"])
+        assert_bitwise_equal(y, ref.softmax(x, 2, log=log), f"log={log}")
+        g, dx = outer_gapped(wide(*shape, gen=gen, spread=2)), outer_gapped(torch.full(shape, NAN))
+        _C.softmax_backward(*reduction_view(y, (2,)).args, g.data_ptr(), dx.data_ptr(), log)
+        assert_bitwise_equal(dx, ref.softmax_backward(g, y, 2, log=log), f"backward log={log}")
 
 
 def test_nan_payloads_come_out_canonical(gen, isa):

@@ -49,6 +49,16 @@ def layouts(x):
     return out
 
 
+def outer_gapped(x):
+    """x (at least 3-d) inside a buffer two rows longer along dim -2: its
+    lines along the last dim lie end to end within each outer index, with a
+    gap between outer indices, so that lines taken together across one are
+    not one span of memory."""
+    big = torch.zeros(*x.shape[:-2], x.shape[-2] + 2, x.shape[-1])
+    big[..., 1:-1, :] = x
+    return big[..., 1:-1, :]
+
+
 def canonical(t):
     """t with every NaN made the canonical 0x7FC00000 (for expected values
     computed with torch, whose NaNs may carry any sign or payload)."""

@@ -58,8 +58,13 @@ void backward(const reduce::View& v, bool log, const float* g, float* dx, const 
   // y and g are 32 KB) the kernel took 0.89 of its time at 1x256x512, 0.91
   // at 16x512x512 and 0.94 at 32x1024 (1 thread, Sapphire Rapids), where
   // at 384, 768 and 1000 floats a line, sixteen side by side, eight took
-  // 1.02-1.13.
-  if (!log) group = std::min(group, reduce::kernels(active_isa()).sumprod_rows_side_by_side(v.R));
+  // 1.02-1.13.  Short lines' larger groups (softmax.h) are not cut to the
+  // chains' sixteen: their y and g stay in L1 (lines of 16, 128 a group:
+  // 0.81 of the time in groups of sixteen).
+  if (!log) {
+    const int side = reduce::kernels(active_isa()).sumprod_rows_side_by_side(v.R);
+    if (side < kWideGroup) group = std::min(group, side);
+  }
   const int64_t groups = (P + group - 1) / group;
   const bool ahead = from_memory(P * v.R, threads);  // lines.inc's next_span
   parallel_ranges(groups, threads, [&](int64_t gb, int64_t ge) {

@@ -11,10 +11,12 @@ from repdl.benchmarks.layers import fwd_bwd
 
 SIZES = (8192, 65536, 524288, 1 << 24)
 # The attention shapes and a classifier's, 4 MB and 16 MB a tensor,
-# and one layer's attention at 512 KB a tensor, whose input, gradient and
+# one layer's attention at 512 KB a tensor, whose input, gradient and
 # output stay in a 2 MB L2: there softmax's backward is bound by its
-# sequential fmachains, where from memory the bandwidth hides them.
-SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000), (8, 128, 128))
+# sequential fmachains, where from memory the bandwidth hides them; and
+# lines of 16 (1 MB), where each line's own steps, not its elements, take
+# the time.
+SOFTMAX_SHAPES = ((64, 128, 128), (16, 512, 512), (4096, 1000), (8, 128, 128), (16384, 16))
 SOFTMAX_FAMILY = ("softmax", "log_softmax", "cross_entropy")
 # Attention scores under a causal mask, as a hand-written attention forms
 # them (masked_fill with -inf above the diagonal): half of every line is
