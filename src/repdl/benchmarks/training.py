@@ -138,10 +138,17 @@ def _family(name):
     return next(label for prefix, label in _FAMILIES if name.startswith(prefix))
 
 
+# The C route of RepDL's primitives (csrc/common/route.cpp), whose own time
+# holds the kernels its native entries call: every family's, so they are
+# named apart from torch's ops (in the transformer's step they were most of
+# what read as torch's).
+_ROUTE = "<built-in method route>"
+
+
 def profile(step):
     """One step's time split exactly (cProfile's own time of each
-    function): RepDL's C++ kernels by family, torch's ops (autograd engine,
-    copies, views, allocation), and Python."""
+    function): RepDL's C++ kernels by family, those its C route calls,
+    torch's ops (autograd engine, copies, views, allocation), and Python."""
     step()
     prof = cProfile.Profile()
     prof.enable()
@@ -152,6 +159,8 @@ def profile(step):
     for (path, _, fn), (_, _, own, _, _) in pstats.Stats(prof).stats.items():
         if path == "~" and "repdl._C." in fn:
             key = _family(fn.split("repdl._C.")[1].rstrip(">"))
+        elif path == "~" and fn == _ROUTE:
+            key = "kernels called by RepDL's C route"
         elif path == "~":
             key = "torch ops and the autograd engine"
         else:
