@@ -297,11 +297,11 @@ def test_instance_norm_is_the_composition(shape, backend, gen):
 # 1024: the chains go eight at a time, and so do softmax's groups; 37 lines:
 # 8 + 8 + 8 + 8 + 5), lines beyond 2^15 (six to a group), 4 MB, where the
 # kernel asks for the next group's lines and dx's ahead (2 MB or more a
-# thread), and short lines in groups of 2048 floats (261 of 16: 128 + 128 +
-# 5; 3 x 50 of 30: 68 + 68 + 14).
+# thread), and short lines in groups of 2048 floats, at most 128 lines (261
+# of 16: 128 + 128 + 5; 3 x 50 of 30: 68 + 68 + 14; 300 of 2).
 @pytest.mark.parametrize("shape,dim", [((7, 13), 1), ((7, 13), 0), ((3, 1, 5), 1), ((4, 9, 300), -1), ((2, 4099), 1),
                                        ((37, 512), 1), ((19, 1024), 1), ((2, 11, 1100), 2), ((7, 40000), 1),
-                                       ((4, 512, 512), -1), ((261, 16), 1), ((3, 50, 30), 2)])
+                                       ((4, 512, 512), -1), ((261, 16), 1), ((3, 50, 30), 2), ((300, 2), 1)])
 def test_softmax_backward_matches_the_reference(shape, dim, log, gen, isa):
     x = sprinkle(wide(*shape, gen=gen, spread=2), SPECIALS, gen, 0.02)
     y = (repdl.log_softmax if log else repdl.softmax)(x, dim)

@@ -21,9 +21,10 @@ INF, NAN = float("inf"), float("nan")
 # The forward groups sixteen lines of 128 to 1024 (37 lines of 128: 16 + 16 +
 # 5), eight of longer ones (11 lines of 1100: 8 + 3), and shorter lines by
 # 2048 floats, at most 128 lines (261 of 16: 128 + 128 + 5; 150 of 20: 102 +
-# 48; 3 x 50 of 30: 68 + 68 + 14, groups across the outer index).
+# 48; 3 x 50 of 30: 68 + 68 + 14, groups across the outer index; 300 of 2:
+# 128 + 128 + 44).
 @pytest.mark.parametrize("shape", [(1,), (13,), (37, 29), (4, 5, 6), (3, 1000), (9, 1), (3, 7, 16), (19, 128),
-                                   (37, 128), (11, 1100), (261, 16), (150, 20), (3, 50, 30)], ids=str)
+                                   (37, 128), (11, 1100), (261, 16), (150, 20), (3, 50, 30), (300, 2)], ids=str)
 def test_softmax_matches_reference(shape, gen, isa):
     x = sprinkle(wide(*shape, gen=gen, spread=3), [0.0, -0.0, -INF, 80.0, -80.0], gen, 0.05)
     for name, xv in layouts(x):
