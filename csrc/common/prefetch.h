@@ -53,7 +53,7 @@ class SpreadPrefetch {
   SpreadPrefetch(const void* a, const void* b, int64_t bytes, int64_t n, int64_t per_step)
       : a_(static_cast<const char*>(a)), b_(static_cast<const char*>(b)), lines_(a ? (bytes + 63) / 64 : 0) {
     // Nothing to ask for (a kernel in L2): no divisions (two 64-bit ones,
-    // 3% of softmax's backward at 8 x 128 x 128, called for every group).
+    // for each of softmax's groups, sixteen lines of 16 among them).
     if (lines_ == 0) return;
     const int64_t steps = n / per_step + 1;
     per_step_ = (lines_ + steps - 1) / steps;

@@ -86,7 +86,7 @@ constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 // sixteen of 1000.  2048 floats, 8 KB a buffer, keep a group's x, x - m
 // and exponentials in a 32 KB L1.  Kernel time against groups of sixteen
 // (Sapphire Rapids, 1 thread): lines of 16 (128 a group) softmax 0.88,
-// log_softmax 0.83, their backward 0.81 and 0.74; lines of 32 (64) 0.85-0.92;
+// log_softmax 0.83, their backward 0.81 and 0.74; lines of 32 (64) 0.82-0.92;
 // lines of 64 (32) 0.91-0.98.  4096 floats gained 0.87-1.0 more on
 // Sapphire Rapids' 48 KB L1 and are not taken: the three buffers would
 // fill it.
