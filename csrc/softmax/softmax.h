@@ -93,9 +93,12 @@ constexpr int64_t kGroupMaxLine = int64_t{1} << 15;
 constexpr int64_t kShortGroupFloats = 2048;
 constexpr int kMostLines = 128;
 
+// Whether lines of length R go in groups of kShortGroupFloats floats.
+inline bool short_lines(int64_t R) { return R * kWideGroup < kShortGroupFloats; }
+
 // The lines per group for lines of length R, forward and backward.
 inline int group_lines(int64_t R) {
-  if (R * kWideGroup < kShortGroupFloats) return static_cast<int>(std::min<int64_t>(kMostLines, kShortGroupFloats / R));
+  if (short_lines(R)) return static_cast<int>(std::min<int64_t>(kMostLines, kShortGroupFloats / R));
   if (R <= kWideGroupMaxLine) return kWideGroup;
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kGroup, kGroup * kGroupMaxLine / R)));
 }
