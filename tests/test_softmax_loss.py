@@ -11,6 +11,7 @@ from repdl import _C, backends
 from repdl.backends import cpu, reference as ref
 from repdl.backends._views import reduction_view
 from repdl.backends.cpu.softmax import _KIND
+from repdl.backends.reference.reductions import extremum as ref_max
 from repdl.testing import assert_bitwise_equal
 
 from values import layouts, outer_gapped, sprinkle, wide
@@ -111,7 +112,7 @@ def test_tiny_exponentials(isa):
 @pytest.mark.parametrize("n", [16, 17, 63, 64, 65, 100, 128, 1000])
 def test_line_maximum(n, isa):
     """The line's max m, which every forward starts from (each row's reduce
-    max_value: on the AVX-512 row sixteen lanes, four vectors at a time,
+    max_rows: on the AVX-512 row sixteen lanes, four vectors at a time,
     the last partial vector padded with -inf), wherever the maximum lies:
     in the bulk, in the last vector, first.  A lone -0.0 among -inf shows
     m's sign: log_softmax there is (-0) - m - log 1, +0.0 for m = -0.0 and
@@ -131,6 +132,54 @@ def test_line_maximum(n, isa):
     for log in (False, True):
         assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log), f"log={log}")
     assert_bitwise_equal(cpu.logsumexp(x, (1,), False), ref.logsumexp(x, (1,), False))
+
+
+@pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 33, 127])
+def test_maxima_of_short_lines_side_by_side(n, isa):
+    """Lines shorter than 128 go in groups whose maxima the AVX-512 row
+    finds sixteen at a time (reduce's max16), folding the sixteen side by
+    side: each line's m must be its own, in its own lane.  Blocks of
+    sixteen lines: a distinct peak per line (wherever it lies), zero maxima
+    of either sign first (-0.0 then +0.0, and +0.0 then -0.0, among -inf:
+    the first zero's sign, which log_softmax's (-0) - m shows), lines of
+    -inf, +inf; then the same with a NaN in one line, and with +inf in one
+    line where another has -inf in the same lane (their sum, which catches
+    NaN, is NaN too: those sixteen take max_value one line at a time)."""
+    def block(extra=None):
+        rows = []
+        for q in range(16):
+            row = torch.linspace(-3.0, -2.0, n) - q
+            kind = q % 4
+            if kind == 0:
+                row[(5 * q) % n] = float(q)  # each line its own peak
+            elif kind in (1, 2) and n > 1:
+                row = torch.full((n,), -INF)
+                first, second = (q % n, (q + 1) % n)
+                row[first], row[second] = (-0.0, 0.0) if kind == 1 else (0.0, -0.0)
+            elif kind == 3 and q % 8 == 3:
+                row = torch.full((n,), -INF)
+            rows.append(row)
+        if extra is not None:
+            extra(rows)
+        return rows
+
+    def nan_line(rows):
+        rows[7][n // 2] = NAN
+
+    def infinities(rows):
+        rows[4][0] = INF
+        rows[8][0] = -INF
+
+    def plus_inf(rows):
+        rows[12][n - 1] = INF
+
+    x = torch.stack(block() + block(nan_line) + block(infinities) + block(plus_inf) + block())
+    for log in (False, True):
+        assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log), f"log={log}")
+    assert_bitwise_equal(cpu.logsumexp(x, (1,), False), ref.logsumexp(x, (1,), False))
+    # m itself, as cross_entropy keeps it: a zero maximum's sign shows in no
+    # output where the line holds two zeros (s >= 2 then), but m is max()'s.
+    assert_bitwise_equal(cpu.log_softmax_stats(x)[:, 0], ref_max(x, 1, False, largest=True)[0])
 
 
 def test_special_rows(isa):

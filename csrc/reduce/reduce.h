@@ -70,6 +70,9 @@ struct Kernels {
   void (*extremum_cols)(const Segment&, bool is_min, float* value, int64_t* index);
   // the value max() returns for n >= 1 contiguous floats
   float (*max_value)(const float* x, int64_t n);
+  // out[i] = max_value of row i (sr == 1): softmax's m for a group of lines
+  // of up to sixteen floats at once.
+  void (*max_rows)(const Segment&, float* out);
   // pairsum of n contiguous floats (one long line).
   float (*pairsum_contiguous)(const float* x, int64_t n);
 };

@@ -344,7 +344,7 @@ void extremum_rows_avx2(const Segment& s, bool is_min, float* value, int64_t* in
 const Kernels kAvx2Kernels = {sum_rows_avx2, sum_cols_portable, sqdev_rows_avx2, sqdev_cols_portable, sumprod_rows_avx2,
                               sumprod_rows_side_by_side_avx2, sumprod_cols_portable,
                               dot_rows_avx2, dot_cols_portable, extremum_rows_avx2, extremum_cols_portable,
-                              max_value_avx2, pairsum_contiguous_avx2};
+                              max_value_avx2, max_rows_by_line<max_value_avx2>, pairsum_contiguous_avx2};
 
 }  // namespace reduce
 }  // namespace repdl
