@@ -97,12 +97,13 @@ bool max16(const float* x, int64_t s0, int64_t n, float* out) {
   // Levels 3 and 4 within each quarter: quarter t of the last holds rows
   // t, 4 + t, 8 + t and 12 + t, which the permute puts in order.
   for (int j = 0; j < 2; ++j)
-    v[j] = _mm512_max_ps(_mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0x44), _mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0xEE));
-  const __m512 m = _mm512_max_ps(_mm512_shuffle_ps(v[0], v[1], 0x88), _mm512_shuffle_ps(v[0], v[1], 0xDD));
+    v[j] = _mm512_max_ps(_mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0x44),
+                         _mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0xEE));
+  const __m512 folded = _mm512_max_ps(_mm512_shuffle_ps(v[0], v[1], 0x88), _mm512_shuffle_ps(v[0], v[1], 0xDD));
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  _mm512_storeu_ps(out, _mm512_permutexvar_ps(order, m));
-  for (uint32_t zero = _mm512_cmp_ps_mask(_mm512_loadu_ps(out), _mm512_setzero_ps(), _CMP_EQ_OQ); zero != 0;
-       zero &= zero - 1) {
+  const __m512 m = _mm512_permutexvar_ps(order, folded);
+  _mm512_storeu_ps(out, m);
+  for (uint32_t zero = _mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_EQ_OQ); zero != 0; zero &= zero - 1) {
     const int q = __builtin_ctz(zero);
     out[q] = max_value_avx512(x + q * s0, n);
   }
