@@ -112,7 +112,7 @@ def test_tiny_exponentials(isa):
 @pytest.mark.parametrize("n", [16, 17, 63, 64, 65, 100, 128, 1000])
 def test_line_maximum(n, isa):
     """The line's max m, which every forward starts from (each row's reduce
-    max_rows: on the AVX-512 row sixteen lanes, four vectors at a time,
+    max_value: on the AVX-512 row sixteen lanes, four vectors at a time,
     the last partial vector padded with -inf), wherever the maximum lies:
     in the bulk, in the last vector, first.  A lone -0.0 among -inf shows
     m's sign: log_softmax there is (-0) - m - log 1, +0.0 for m = -0.0 and
@@ -136,15 +136,18 @@ def test_line_maximum(n, isa):
 
 @pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 33, 127])
 def test_maxima_of_short_lines_side_by_side(n, isa):
-    """Lines shorter than 128 go in groups whose maxima the AVX-512 row
-    finds sixteen at a time (reduce's max16), folding the sixteen side by
-    side: each line's m must be its own, in its own lane.  Blocks of
-    sixteen lines: a distinct peak per line (wherever it lies), zero maxima
-    of either sign first (-0.0 then +0.0, and +0.0 then -0.0, among -inf:
-    the first zero's sign, which log_softmax's (-0) - m shows), lines of
-    -inf, +inf; then the same with a NaN in one line, and with +inf in one
-    line where another has -inf in the same lane (their sum, which catches
-    NaN, is NaN too: those sixteen take max_value one line at a time)."""
+    """Lines of up to sixteen floats have their maxima found sixteen at a
+    time on the AVX-512 row (reduce's max16, which folds them side by
+    side): each line's m must be its own, in its own lane; longer lines
+    (17, 33, 127) take max_value a line at a time, on the same blocks.
+    Blocks of sixteen lines: a distinct peak per line (wherever it lies),
+    zero maxima with either sign first (-0.0 then +0.0, and +0.0 then -0.0,
+    among -inf: m takes the first zero's sign, which no output shows with
+    two zeros in the line, so m itself is compared, as cross_entropy keeps
+    it), lines of -inf, +inf; then the same with a NaN in one line, and
+    with +inf in one line where another has -inf in the same lane (their
+    sum, which catches NaN, is NaN too: those sixteen take max_value one
+    line at a time)."""
     def block(extra=None):
         rows = []
         for q in range(16):
@@ -177,8 +180,8 @@ def test_maxima_of_short_lines_side_by_side(n, isa):
     for log in (False, True):
         assert_bitwise_equal(cpu.softmax(x, 1, log=log), ref.softmax(x, 1, log=log), f"log={log}")
     assert_bitwise_equal(cpu.logsumexp(x, (1,), False), ref.logsumexp(x, (1,), False))
-    # m itself, as cross_entropy keeps it: a zero maximum's sign shows in no
-    # output where the line holds two zeros (s >= 2 then), but m is max()'s.
+    # m itself, as cross_entropy keeps it: with two zeros in a line s >= 2,
+    # and no output shows a zero maximum's sign.
     assert_bitwise_equal(cpu.log_softmax_stats(x)[:, 0], ref_max(x, 1, False, largest=True)[0])
 
 
