@@ -18,9 +18,9 @@ paths' ranges (a third of gelu's lanes beyond its series), where
 bench_in_cache.py's randn keeps most inside; a path that covers part of
 the range can look slower on one and faster on the other.
 
-CASE: softmax, log_softmax, softmax_backward, log_softmax_backward (along
-the last dim), layer_norm (ROWSxN: forward and backward, always as --step
-runs them), batch_norm (NxCxL, training, likewise), group_norm (NxCxLxG: x (N, C, L) in G
+CASE: softmax, log_softmax, softmax_backward, log_softmax_backward, sum
+(the sequential sum; each along the last dim), layer_norm (ROWSxN: forward
+and backward, always as --step runs them), batch_norm (NxCxL, training, likewise), group_norm (NxCxLxG: x (N, C, L) in G
 groups, likewise), matvec (NxK: a row-major (N, K) matrix times a vector, as
 linear on one sample computes it: the dot rows), mm (MxKxN: row-major (M,
 K) times row-major (K, N), the GEMM driver and micro-kernels), conv_forward,
@@ -55,7 +55,7 @@ from repdl._scalar import bits32
 from repdl.benchmarks.elementwise import TORCH, domain, pair
 from repdl.benchmarks.timing import steady_heap
 from repdl.backends import cpu
-from repdl.backends._views import reduction_view
+from repdl.backends._views import NO_OUTER, reduction_view
 from repdl.backends.cpu.elementwise import _INDEX
 from repdl.ops.elementwise import FUSED_GRADIENT_READS
 
@@ -127,6 +127,10 @@ def kernel_and_torch(case, shape, step=False, causal=False, scale=3.0):
         return (lambda C, out: C.gemm(1, n, k, v.data_ptr(), k, 1, x.data_ptr(), 1, k, out.data_ptr(), n, 0)
                 or out.view(-1)[:n],
                 lambda: torch.nn.functional.linear(v, x))
+    if case == "sum":  # the contract's sum (sequential) along the last dim
+        v = reduction_view(x, (x.dim() - 1,))
+        return (lambda C, out: C.sum(*v.args, *NO_OUTER, out.data_ptr(), 0) or out.view(-1)[:v.x.numel() // shape[-1]],
+                lambda: torch.sum(x, -1))
     if step:
         if case not in _SOFTMAX:
             raise SystemExit(f"--step takes the softmax cases: {', '.join(_SOFTMAX)}")
@@ -150,7 +154,7 @@ def kernel_and_torch(case, shape, step=False, causal=False, scale=3.0):
     if case.endswith("_grad") and case[:-len("_grad")] in _INDEX:
         return unary_grad_call(case[:-len("_grad")], x)
     if case not in _INDEX:
-        cases = [*_SOFTMAX, "layer_norm", "batch_norm", "group_norm", "mm", "matvec", *_CONV, *_INDEX, "NAME_grad",
+        cases = [*_SOFTMAX, "sum", "layer_norm", "batch_norm", "group_norm", "mm", "matvec", *_CONV, *_INDEX, "NAME_grad",
                  "silu_and_sigmoid"]
         raise SystemExit(f"unknown case {case!r}: {', '.join(cases)}")
     ref = TORCH.get(case) or getattr(torch.special, case, None) or getattr(torch, case, None)

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include "common/nan.h"
 #include "reduce/reduce.h"
@@ -21,6 +22,7 @@ namespace reduce {
 namespace {
 using avx2::Rows8;
 #include "reduce/portable.inc"
+#include "reduce/grid_sum.inc"
 
 // G groups of 8 rows at once: independent chains overlap in the pipeline.
 // step(first, acc, x, r) continues the chains of outputs first..first+7 with
@@ -215,6 +217,7 @@ float pairsum_contiguous_avx2(const float* x, int64_t n) {
 }
 
 void sum_rows_avx2(const Segment& s, Order order, float* out, bool accumulate) {
+  if (line_on_grid(s, order)) return sum_line_on_grid(s, out, accumulate);
   int64_t i = 0;
   if (order == Order::sequential) {
     i = rows_all_groups(s, out, [](int64_t, __m256 acc, __m256 x, int64_t) { return _mm256_add_ps(acc, x); },

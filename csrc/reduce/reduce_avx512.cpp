@@ -5,7 +5,12 @@
 // kor: half the instructions an element.  softmax 16x512x512 took 0.88 /
 // 0.94 of its time with it (1 / 2 threads), log_softmax 0.90 / 0.93
 // (docs/PERFORMANCE.md, twenty-sixth round).  The sums' chains keep the
-// AVX2 row, whose lines go through transposes eight lanes at a time.
+// AVX2 row, whose lines go through transposes eight lanes at a time, and
+// so does one line's sum on the grid (grid_sum.inc): on sixteen lanes it
+// took 0.28-0.39 of the chain's time against the AVX2 row's 0.31-0.39 on
+// positive terms, but on terms that cancel, where a line's few attempts
+// fail, 1.04-1.10 against 1.00 (the 512-bit code slowed the chain beside
+// it).
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
