@@ -37,6 +37,7 @@ def main():
         ("mean dim 1", lambda: torch.mean(x, 1), lambda: repdl.mean(x, 1)),
         ("var dim 0", lambda: torch.var(x, 0), lambda: repdl.var(x, 0)),
         ("var dim 1", lambda: torch.var(x, 1), lambda: repdl.var(x, 1)),
+        ("var all (one line)", lambda: torch.var(x), lambda: repdl.var(x)),
         ("max dim 0", lambda: torch.max(x, 0), lambda: repdl.max(x, 0)),
         ("max dim 1", lambda: torch.max(x, 1), lambda: repdl.max(x, 1)),
         ("argmax dim 1", lambda: torch.argmax(x, 1), lambda: repdl.argmax(x, 1)),

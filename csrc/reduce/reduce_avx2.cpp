@@ -217,7 +217,7 @@ float pairsum_contiguous_avx2(const float* x, int64_t n) {
 }
 
 void sum_rows_avx2(const Segment& s, Order order, float* out, bool accumulate) {
-  if (line_on_grid(s, order)) return sum_line_on_grid(s, out, accumulate);
+  if (order == Order::sequential && line_on_grid(s)) return line_on_grid_into(SumTerms{s.base}, s.R, out, accumulate);
   int64_t i = 0;
   if (order == Order::sequential) {
     i = rows_all_groups(s, out, [](int64_t, __m256 acc, __m256 x, int64_t) { return _mm256_add_ps(acc, x); },
@@ -231,6 +231,7 @@ void sum_rows_avx2(const Segment& s, Order order, float* out, bool accumulate) {
 }
 
 void sqdev_rows_avx2(const Segment& s, const float* mean, float* out, bool accumulate) {
+  if (line_on_grid(s)) return line_on_grid_into(DeviationTerms{s.base, mean[0]}, s.R, out, accumulate);
   const int64_t i = rows_all_groups(s, out, [&](int64_t first, __m256 acc, __m256 x, int64_t) {
     const __m256 d = _mm256_sub_ps(x, _mm256_loadu_ps(mean + first));
     return _mm256_fmadd_ps(d, d, acc);
@@ -239,6 +240,7 @@ void sqdev_rows_avx2(const Segment& s, const float* mean, float* out, bool accum
 }
 
 void sumprod_rows_avx2(const Segment& s, const float* b, float* out, bool accumulate, AheadIntoL2 ahead) {
+  if (line_on_grid(s)) return line_on_grid_into(ProductTerms{s.base, b}, s.R, out, accumulate);
   const int64_t i = rows_all_groups<true>(s, out, [](int64_t, __m256 acc, __m256 x, __m256 y, int64_t) {
     return _mm256_fmadd_ps(x, y, acc);
   }, accumulate, b, ahead);
@@ -250,6 +252,7 @@ int sumprod_rows_side_by_side_avx2(int64_t s0) {
 }
 
 void dot_rows_avx2(const Segment& a, const float* v, int64_t v_stride, float* out, bool accumulate) {
+  if (v_stride == 1 && line_on_grid(a)) return line_on_grid_into(ProductTerms{a.base, v}, a.R, out, accumulate);
   const int64_t i = rows_all_groups(a, out, [&](int64_t, __m256 acc, __m256 x, int64_t r) {
     return _mm256_fmadd_ps(x, _mm256_broadcast_ss(v + r * v_stride), acc);
   }, accumulate);

@@ -1,13 +1,16 @@
-"""The sequential sum of one long line on the grid (csrc/reduce/grid_sum.inc,
-docs/reductions.md): each condition under which a chunk's terms may be
-summed in integers on the sum's grid, and the lines that break each one,
-against the chain itself (numpy's float32 accumulate, one add at a time)
-and the reference backend.  A line goes on the grid when it is the only
-output and at least 16384 long; the lines here are longer."""
+"""One long line's sequential chain on the grid (csrc/reduce/grid_sum.inc,
+docs/reductions.md): seqsum, and the fmachains of dot products, matrix
+times vector and var, whose terms are exact products.  Each condition under
+which a chunk's terms may be summed in integers on the sum's grid, and the
+lines that break each one, against the chain itself (numpy's float32
+accumulate, one add at a time, for seqsum) and the reference backend.  A
+line goes on the grid when it is the only output and at least 16384 long;
+the lines here are longer."""
 import numpy as np
 import pytest
 import torch
 
+import repdl
 from repdl.backends import cpu, reference as ref
 from repdl.testing import assert_bitwise_equal
 
@@ -129,3 +132,41 @@ def test_continued_chains_and_mean(isa, gen):
                          ref.sum(x, (0, 2), False, order="sequential"), "outer reduced index")
     line = x.reshape(-1)
     assert_bitwise_equal(cpu.mean(line, (0,), False), ref.mean(line, (0,), False), "mean")
+
+
+def check_products(a, b, label):
+    """fmachain(a line, b line) for each pair of lines alone: sumprod (b in
+    a's layout), dot of 1-D tensors and a row times a column (the matrix
+    times vector route), against the reference."""
+    want = ref.sumprod(a, b, (1,), False)
+    for i in range(a.shape[0]):
+        x, y = a[i], b[i]
+        assert_bitwise_equal(cpu.sumprod(x, y, (0,), False).reshape(1), want[i:i + 1], f"{label} sumprod {i}")
+        assert_bitwise_equal(repdl.dot(x, y).reshape(1), want[i:i + 1], f"{label} dot {i}")
+        got = cpu.matmul(x.reshape(1, -1), y.reshape(-1, 1)).reshape(1)
+        assert_bitwise_equal(got, want[i:i + 1], f"{label} row times column {i}")
+
+
+def test_products(isa, gen):
+    """Products of positive factors (sums that grow: the grid's case), of
+    both signs (sums that cancel), exact ties on [1, 2)'s grid (2^-12 times
+    2^-12 is u/2, times 3 2^-12 is 3u/2) after an odd last bit, and
+    products that cross powers of two."""
+    pos = torch.rand(2, N, generator=gen) + 0.25
+    mixed = torch.randn(2, N, generator=gen)
+    ties_a = picks(gen, [2.0 ** -12, 3 * 2.0 ** -12, 2.0 ** -11]).reshape(1, N)
+    ties_b = torch.full((1, N), 2.0 ** -12)
+    ties_a[0, 0], ties_b[0, 0] = 1.0 + U, 1.0
+    a = torch.cat([pos[:1], mixed[:1], ties_a])
+    b = torch.cat([pos[1:], mixed[1:], ties_b])
+    check_products(a, b, "products")
+
+
+def test_squared_deviations(isa, gen):
+    """var's second pass, fmachain(d, d) with d = fl(x - mean): its terms
+    are positive, so the grid takes most chunks (var and std of a whole
+    tensor take one line)."""
+    x = torch.stack([torch.randn(N, generator=gen) * 3 + 1, torch.rand(N, generator=gen)])
+    for i, line in enumerate(x):
+        m = ref.mean(line, (0,), False)
+        assert_bitwise_equal(cpu.sqdev(line, m, (0,), False), ref.sqdev(line, m, (0,), False), f"sqdev {i}")
