@@ -6,7 +6,7 @@
 // 0.94 of its time with it (1 / 2 threads), log_softmax 0.90 / 0.93
 // (docs/PERFORMANCE.md, twenty-sixth round).  The sums' chains keep the
 // AVX2 row, whose lines go through transposes eight lanes at a time, and
-// so does one line's sum on the grid (grid_sum.inc): on sixteen lanes it
+// so do one line's chains on the grid (grid_sum.inc): on sixteen lanes its sum
 // took 0.28-0.39 of the chain's time against the AVX2 row's 0.31-0.39 on
 // positive terms, but on terms that cancel, where a line's few attempts
 // fail, 1.04-1.10 against 1.00 (the 512-bit code slowed the chain beside
