@@ -8,23 +8,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
+#include "common/bits.h"
 #include "common/nan.h"
 
 namespace repdl {
 namespace elementwise {
 
-inline uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-inline float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 inline uint32_t all_if(bool c) { return c ? ~0u : 0u; }
 // a > 0 for the float with bits a (false for +-0 and NaN).
 inline bool positive(uint32_t a) { return a - 1u < 0x7F800000u; }

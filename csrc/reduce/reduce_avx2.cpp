@@ -7,8 +7,8 @@
 #include <immintrin.h>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
+#include "common/bits.h"
 #include "common/nan.h"
 #include "reduce/reduce.h"
 
