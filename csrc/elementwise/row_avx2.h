@@ -245,19 +245,23 @@ inline F narrow(D lo, D hi) { return {_mm256_set_m128(_mm256_cvtpd_ps(hi.v), _mm
 inline void store(double* p, D a) { _mm256_storeu_pd(p, a.v); }
 
 // Which of the eight values v0 (elements 0-3) and v1 (4-7) may lie within w
-// ulps of a midpoint (the low 29 bits near 2^28) or below 2^-126, one bit
-// per element.  The test needs only the low and high 32-bit halves of each
-// double, so it runs on all eight at once, in the lane order 0 1 4 5 2 3 6 7
-// that the shuffles leave.
+// ulps of a midpoint (the low 29 bits near 2^28) or, with kBelowNormal,
+// below 2^-126, one bit per element (kBelowNormal = false: for an
+// evaluation whose outside() flags every input with a result below 2^-126,
+// fn/erf_series.h).  The test needs only the low and high 32-bit halves of
+// each double, so it runs on all eight at once, in the lane order 0 1 4 5 2
+// 3 6 7 that the shuffles leave.
+template <bool kBelowNormal = true>
 inline uint32_t near_midpoints(D v0, D v1, int w) {
   const __m256i lo = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(v0.v), _mm256_castpd_ps(v1.v), 0x88));
-  const __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(v0.v), _mm256_castpd_ps(v1.v), 0xDD));
   const __m256i low29 = _mm256_and_si256(_mm256_add_epi32(lo, _mm256_set1_epi32(w - (1 << 28))),
                                          _mm256_set1_epi32((1 << 29) - 1));
-  const __m256i far = _mm256_cmpgt_epi32(low29, _mm256_set1_epi32(2 * w));
-  const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32((1023 - 126) << 20),
-                                          _mm256_and_si256(hi, _mm256_set1_epi32(0x7FFFFFFF)));
-  const auto f = static_cast<uint32_t>(
-      _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_andnot_si256(far, _mm256_set1_epi32(-1)), tiny))));
+  __m256i flagged = _mm256_andnot_si256(_mm256_cmpgt_epi32(low29, _mm256_set1_epi32(2 * w)), _mm256_set1_epi32(-1));
+  if constexpr (kBelowNormal) {
+    const __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(v0.v), _mm256_castpd_ps(v1.v), 0xDD));
+    flagged = _mm256_or_si256(flagged, _mm256_cmpgt_epi32(_mm256_set1_epi32((1023 - 126) << 20),
+                                                          _mm256_and_si256(hi, _mm256_set1_epi32(0x7FFFFFFF))));
+  }
+  const auto f = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(flagged)));
   return (f & 0xC3u) | ((f & 0x0Cu) << 2) | ((f & 0x30u) >> 2);  // back to element order
 }

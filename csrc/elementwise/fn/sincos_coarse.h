@@ -55,10 +55,14 @@ struct SinCosCoarse {
 
 // Both functions: hard for |x| >= 2^17, which the accurate path reduces,
 // and for the infinities and NaN, whose result the rescue settles (NaN) in
-// whole blocks.  sin x: hard also at +-0, whose sign the sums lose (-0 + +0
-// is +0), and the rescue settles |x| < 2^-12 (zeros and subnormals among
-// them) as x itself: |sin x - x| <= |x|^3/6 < 2^-26.58 |x|, inside the
-// half-gap below |x| (2^-25 |x| at a power of two, more elsewhere).
+// whole blocks.  sin x: hard also for |x| < 2^-12, zeros among them (whose
+// sign the sums lose: -0 + +0 is +0), which the rescue settles as x
+// itself: |sin x - x| <= |x|^3/6 < 2^-26.58 |x|, inside the half-gap below
+// |x| (2^-25 |x| at a power of two, more elsewhere).  Beyond, no result
+// comes near 2^-126: over every float32 in [2^-12, 2^17), |sin x| >=
+// 2^-26.83 and |cos x| >= 2^-27.83 (x87 long double, both near x =
+// 0x1.f9cbe2p+8 and its half), so the window test skips that check
+// (kOutsideHasBelowNormal, row_simd.inc).
 inline FM sincos_outside(F x) { return fm_not(f32_lt(f32_abs(x), f32_splat(0x1p17f))); }
 inline F sincos_not_finite(F x, F y, uint32_t* hard) {
   const float nan = __builtin_nanf("");
@@ -66,7 +70,8 @@ inline F sincos_not_finite(F x, F y, uint32_t* hard) {
 }
 
 struct SinCoarse : SinCosCoarse<0, 1> {
-  static FM outside(F x) { return fm_or(sincos_outside(x), f32_bits_zero(f32_abs(x))); }
+  static constexpr bool kOutsideHasBelowNormal = true;
+  static FM outside(F x) { return fm_or(sincos_outside(x), f32_lt(f32_abs(x), f32_splat(0x1p-12f))); }
   static F rescue(F x, F y, uint32_t* hard) {
     y = settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-12f)), x, y, hard);
     return sincos_not_finite(x, y, hard);
@@ -74,6 +79,7 @@ struct SinCoarse : SinCosCoarse<0, 1> {
 };
 
 struct CosCoarse : SinCosCoarse<1, 2> {
+  static constexpr bool kOutsideHasBelowNormal = true;
   static FM outside(F x) { return sincos_outside(x); }
   static F rescue(F x, F y, uint32_t* hard) { return sincos_not_finite(x, y, hard); }
 };
