@@ -53,7 +53,7 @@ inline FM nonzero_below(F a, float t) {
 // Each series leaves every input beyond it to the rescue, and no select of
 // the exact rules sits in its evaluation: one comparison in outside() and
 // none per float64 half (gelu's block at 64K, 1 thread: about 70 operations
-// on the two 512-bit ports before, 57 after).  Their outside() flags every
+// on the two 512-bit ports before, 59 after).  Their outside() flags every
 // input whose result could fall below 2^-126 (kOutsideHasBelowNormal), so
 // the window test skips that check of the float64 values.
 
