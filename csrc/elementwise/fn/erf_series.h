@@ -13,33 +13,41 @@
 // Written in the row vocabulary, after fn/erf_rules.h.
 
 // erf(z) = z P(z^2), |z| <= 2.125; erf(x/sqrt 2) = x G(x^2), |x| <= 3.0052
-// (tools/cr/fit_erf.py --erf-series; each within 2^-47.2 of erf, absolute).
+// (tools/cr/fit_erf.py --erf-series, which prints each table's relative
+// error against P or G): P of degree 12 for erf (2^-35.87), whose window
+// takes P's relative error as it stands; P and G of degree 14 for erfc and
+// gelu (2^-43.45, 2^-43.43), whose 1 - z P and 1/2 + x G/2 cancel down to
+// 2^-8.53 and 2^-9.53.  Degree 15 for all three until the forty-first
+// round; with the shorter tables erf took 0.93 of the time, erfc 0.97,
+// gelu 0.95 (64K, 1 thread, ab_kernels.py, 21 rounds).
 #include "elementwise/fn/erf_series.inc"
 constexpr float kErfSeriesZ = 2.125f;
 constexpr float kGeluSeriesX = 3.0f;  // 3 / sqrt 2 < 2.125
 
-// sum_k c[k] u^k, degree 15, as even and odd halves in u^2 by Horner's
-// scheme: two chains of seven fmas, not one of fifteen, which keeps fewer
-// blocks in flight (fn/erfc_coarse.h's pieces measured it: 68 us against
-// 57); four chains in u^4 measured 0.95-0.97 of this, within noise.
-inline D series16(D u, const double* c) {
+// sum_k c[k] u^k as even and odd halves in u^2 by Horner's scheme, then
+// one fma: two chains, not one, which keeps fewer blocks in flight
+// (fn/erfc_coarse.h's pieces measured it: 68 us against 57); four chains
+// in u^4 measured 0.95-0.97 of this, within noise.
+template <int N>
+inline D series(D u, const double (&c)[N]) {
+  static_assert(N >= 2, "degree 1 or more");
+  constexpr int kTopEven = (N - 1) % 2 == 0 ? N - 1 : N - 2, kTopOdd = N - 1 + N - 2 - kTopEven;
   const D w = u * u;
-  D even = D(c[14]), odd = D(c[15]);
-  for (int k = 12; k >= 0; k -= 2) {
-    even = fma(even, w, D(c[k]));
-    odd = fma(odd, w, D(c[k + 1]));
-  }
+  D even = D(c[kTopEven]), odd = D(c[kTopOdd]);
+  for (int k = kTopEven - 2; k >= 0; k -= 2) even = fma(even, w, D(c[k]));
+  for (int k = kTopOdd - 2; k >= 1; k -= 2) odd = fma(odd, w, D(c[k]));
   return fma(odd, u, even);
 }
 
 // Phi(x) - 1/2 = erf(x/sqrt 2)/2 = x G(x^2)/2: G's coefficients halved,
-// exactly (powers of two; the least is 2^-64 of a normal double).
+// exactly (powers of two; the least near 2^-60 of a normal double).
+constexpr int kGeluTerms = sizeof kGeluSeries / sizeof kGeluSeries[0];
 struct HalvedSeries {
-  double c[16];
+  double c[kGeluTerms];
 };
-constexpr HalvedSeries halved(const double (&c)[16]) {
+constexpr HalvedSeries halved(const double (&c)[kGeluTerms]) {
   HalvedSeries h{};
-  for (int k = 0; k < 16; ++k) h.c[k] = c[k] / 2;
+  for (int k = 0; k < kGeluTerms; ++k) h.c[k] = c[k] / 2;
   return h;
 }
 constexpr HalvedSeries kPhiSeries = halved(kGeluSeries);
@@ -64,7 +72,7 @@ inline FM nonzero_below(F a, float t) {
 struct ErfSeries : ErfRules {
   static constexpr bool kDetour = true;  // (row_simd.inc's DetourOf)
   static constexpr bool kOutsideHasBelowNormal = true;
-  D eval(D x) const { return x * series16(x * x, kErfSeries); }
+  D eval(D x) const { return x * series(x * x, kErfSeries); }
   static FM outside(F x) {
     const F a = f32_abs(x);
     return fm_or(fm_not(f32_le(a, f32_splat(kErfSeriesZ))), nonzero_below(a, 0x1p-126f));  // NaN: not <=
@@ -77,7 +85,7 @@ struct ErfSeries : ErfRules {
 struct ErfcSeries : ErfcRules {
   static constexpr bool kDetour = true;  // (row_simd.inc's DetourOf)
   static constexpr bool kOutsideHasBelowNormal = true;
-  D eval(D z) const { return D(1.0) - z * series16(z * z, kErfSeries); }
+  D eval(D z) const { return D(1.0) - z * series(z * z, kErfcSeries); }
   static FM outside(F z) { return fm_not(f32_le(f32_abs(z), f32_splat(kErfSeriesZ))); }  // NaN: not <=
 };
 
@@ -90,7 +98,7 @@ struct ErfcSeries : ErfcRules {
 struct GeluSeries : GeluRules {
   static constexpr bool kDetour = true;  // (row_simd.inc's DetourOf)
   static constexpr bool kOutsideHasBelowNormal = true;
-  D eval(D x) const { return x * fma(x, series16(x * x, kPhiSeries.c), D(0.5)); }
+  D eval(D x) const { return x * fma(x, series(x * x, kPhiSeries.c), D(0.5)); }
   static FM outside(F x) {
     const F a = f32_abs(x);
     return fm_or(fm_not(f32_le(a, f32_splat(kGeluSeriesX))), nonzero_below(a, 0x1p-100f));  // NaN: not <=
