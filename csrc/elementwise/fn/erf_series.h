@@ -31,7 +31,7 @@ constexpr float kGeluSeriesX = 3.0f;  // 3 / sqrt 2 < 2.125
 template <int N>
 inline D series(D u, const double (&c)[N]) {
   static_assert(N >= 2, "degree 1 or more");
-  constexpr int kTopEven = (N - 1) % 2 == 0 ? N - 1 : N - 2, kTopOdd = N - 1 + N - 2 - kTopEven;
+  constexpr int kTopEven = (N - 1) % 2 == 0 ? N - 1 : N - 2, kTopOdd = kTopEven == N - 1 ? N - 2 : N - 1;
   const D w = u * u;
   D even = D(c[kTopEven]), odd = D(c[kTopOdd]);
   for (int k = kTopEven - 2; k >= 0; k -= 2) even = fma(even, w, D(c[k]));
