@@ -71,9 +71,11 @@ inline F sincos_not_finite(F x, F y, uint32_t* hard) {
 
 struct SinCoarse : SinCosCoarse<0, 1> {
   static constexpr bool kOutsideHasBelowNormal = true;
-  static FM outside(F x) { return fm_or(sincos_outside(x), f32_lt(f32_abs(x), f32_splat(0x1p-12f))); }
+  // |x| < 2^-12, where sin x rounds to x: hard in outside(), settled in rescue().
+  static FM rounds_to_x(F x) { return f32_lt(f32_abs(x), f32_splat(0x1p-12f)); }
+  static FM outside(F x) { return fm_or(sincos_outside(x), rounds_to_x(x)); }
   static F rescue(F x, F y, uint32_t* hard) {
-    y = settle_lanes(f32_lt(f32_abs(x), f32_splat(0x1p-12f)), x, y, hard);
+    y = settle_lanes(rounds_to_x(x), x, y, hard);
     return sincos_not_finite(x, y, hard);
   }
 };
